@@ -1,0 +1,138 @@
+"""Find and verify the model's files (weights, voices, config); never download anything.
+
+Resolution order, first hit wins, per file:
+1. explicit paths: ``kokoro-serve`` options, or ``KOKORO_ONNX_MODEL`` / ``KOKORO_TORCH_MODEL`` /
+   ``KOKORO_VOICES_DIR`` / ``KOKORO_CONFIG`` (read once by :mod:`kokoro_server.settings`);
+2. the offline set that ``./setup.sh`` assembles from registry packages: ``<repo>/assets`` or
+   ``KOKORO_ASSETS_DIR`` (int8 ONNX weights, 54 ``.bin`` voices);
+3. the GPU image's set, fetched at image build time, pinned by revision and sha256: ``/opt/kokoro``
+   (``kokoro-v1_0.pth`` and the voices converted to ``.bin``).
+
+A missing or corrupt file raises :class:`AssetError`, which names the file, the expected hash and the
+command that fixes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+PACKAGE_DATA = Path(__file__).parent / "data"
+REPO_ASSETS = Path(__file__).resolve().parents[2] / "assets"
+IMAGE_ASSETS = Path("/opt/kokoro")
+ONNX_FILE = "kokoro-v1.0.int8.onnx"
+TORCH_FILE = "kokoro-v1_0.pth"
+TORCH_SHA256 = "496dba118d1a58f5f3db2efc88dbdc216e0483fc89fe6e47ee1f2c53f18ad1e4"
+VOICE_SHAPE = (510, 1, 256)
+FIX_OFFLINE = "./setup.sh (or: .venv/bin/python -m kokoro_server.offline_assets build --dest assets)"
+FIX_IMAGE = "rebuild the image (container/Dockerfile fetches the weights at build time)"
+
+
+class AssetError(RuntimeError):
+    """A model file is missing or does not match its pinned hash."""
+
+    def __init__(self, path: Path | str, problem: str, expected_sha256: str | None, fix: str):
+        detail = f" (expected sha256 {expected_sha256})" if expected_sha256 else ""
+        super().__init__(f"{path}: {problem}{detail}. Fix: {fix}")
+        self.path = Path(path)
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict:
+    """Pinned hashes of the offline asset set (committed beside this module)."""
+    return json.loads((PACKAGE_DATA / "offline_assets.json").read_text())
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(path: Path, expected: str | None, fix: str) -> Path:
+    """Return ``path`` if it exists and (when ``expected`` is given) has that sha256."""
+    if not path.is_file():
+        raise AssetError(path, "file is missing", expected, fix)
+    if expected and sha256_of(path) != expected:
+        raise AssetError(path, "file is corrupt (sha256 mismatch)", expected, fix)
+    return path
+
+
+@dataclass(frozen=True)
+class ModelAssets:
+    """Where each file of one model set lives; ``voices`` maps a voice name to its ``.bin`` file."""
+
+    config: Path
+    voices: dict[str, Path]
+    onnx_model: Path | None = None
+    torch_model: Path | None = None
+
+    def vocab(self) -> dict[str, int]:
+        return json.loads(self.config.read_text())["vocab"]
+
+    def load_voice(self, name: str) -> np.ndarray:
+        """One voice as float32 ``[510, 1, 256]``: one style row per phoneme count."""
+        path = self.voices[name]
+        data = np.fromfile(path, dtype="<f4")
+        if data.size != int(np.prod(VOICE_SHAPE)):
+            raise AssetError(path, f"voice file has {data.size} floats, not 510*256", None, FIX_OFFLINE)
+        return data.reshape(VOICE_SHAPE)
+
+
+def _first_dir(*candidates: Path | None) -> Path | None:
+    return next((c for c in candidates if c is not None and c.is_dir()), None)
+
+
+def _voice_files(voices_dir: Path, pinned: dict[str, str] | None, fix: str) -> dict[str, Path]:
+    if pinned:
+        return {name: verify(voices_dir / f"{name}.bin", sha, fix) for name, sha in pinned.items()}
+    found = {p.stem: p for p in sorted(voices_dir.glob("*.bin"))}
+    if not found:
+        raise AssetError(voices_dir, "no voice files (*.bin) in this folder", None, fix)
+    return found
+
+
+def resolve(
+    engine: str,
+    *,
+    onnx_model: Path | None = None,
+    torch_model: Path | None = None,
+    voices_dir: Path | None = None,
+    config: Path | None = None,
+    assets_dir: Path | None = None,
+) -> ModelAssets:
+    """Resolve and verify what ``engine`` ("onnx" or "torch") needs, in the documented order."""
+    base = _first_dir(assets_dir, REPO_ASSETS, IMAGE_ASSETS)
+    in_image = base == IMAGE_ASSETS
+    fix = FIX_IMAGE if in_image else FIX_OFFLINE
+    offline = manifest()
+    cfg = verify(config or PACKAGE_DATA / "kokoro-82m-config.json", None, fix)
+
+    if voices_dir is None and base is None:
+        raise AssetError(REPO_ASSETS, "no model assets found", None, FIX_OFFLINE)
+    vdir = voices_dir or base / "voices"
+    # The offline set's voices are pinned one by one; explicit or image voices are taken as found.
+    pinned = offline["voices"] if voices_dir is None and not in_image else None
+    voices = _voice_files(vdir, pinned, fix)
+
+    if engine == "onnx":
+        if onnx_model is not None:
+            return ModelAssets(cfg, voices, onnx_model=verify(onnx_model, None, fix))
+        if base is None:
+            raise AssetError(REPO_ASSETS / ONNX_FILE, "no ONNX weights found", None, FIX_OFFLINE)
+        path = verify(base / ONNX_FILE, offline["onnx"]["sha256"], FIX_OFFLINE)
+        return ModelAssets(cfg, voices, onnx_model=path)
+    if engine == "torch":
+        if torch_model is not None:
+            return ModelAssets(cfg, voices, torch_model=verify(torch_model, None, fix))
+        where = base if base is not None else IMAGE_ASSETS
+        path = verify(where / TORCH_FILE, TORCH_SHA256, FIX_IMAGE)
+        return ModelAssets(cfg, voices, torch_model=path)
+    raise ValueError(f"unknown engine {engine!r}: use 'onnx' or 'torch'")

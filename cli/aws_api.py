@@ -1,0 +1,161 @@
+"""The narrow slice of AWS the CLIs call, as one interface and its boto3 implementation.
+
+Everything the CLIs ask of AWS besides `cdk` itself goes through :class:`AwsApi`, so tests can stand a
+small fake in for AWS (which cannot exist here) while :class:`Boto3Aws` is exercised against moto's
+server. Every botocore failure becomes a typed error with AWS's own reason in the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, ProfileNotFound
+
+from cli.errors import AwsCallFailed, PrerequisiteMissing
+
+CREDENTIALS_FIX = (
+    "configure credentials: `aws configure`, `aws sso login --profile NAME` then --profile NAME, "
+    "or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (in CI: the CI's OIDC role)"
+)
+# Control-plane calls answer in well under a second; a synthesis request may take tens of seconds.
+_CONTROL = Config(connect_timeout=5, read_timeout=30, retries={"max_attempts": 2, "mode": "standard"})
+_INVOKE = Config(connect_timeout=5, read_timeout=120, retries={"max_attempts": 1, "mode": "standard"})
+
+
+@dataclass(frozen=True)
+class Identity:
+    account: str
+    arn: str
+    region: str
+
+
+@dataclass(frozen=True)
+class StackState:
+    name: str
+    status: str
+    reason: str | None = None
+    outputs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EndpointState:
+    name: str
+    status: str
+    failure_reason: str | None = None
+
+
+class AwsApi(Protocol):
+    """What the CLIs need from AWS; ``None`` means "does not exist", a failure raises a CliError."""
+
+    def identity(self) -> Identity: ...
+    def stack(self, name: str) -> StackState | None: ...
+    def stack_failures(self, name: str) -> list[str]: ...
+    def endpoint(self, name: str) -> EndpointState | None: ...
+    def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes: ...
+    def invoke_agent_runtime(self, arn: str, session_id: str, payload: bytes) -> Iterator[str]: ...
+
+
+def _reason(err: Exception) -> str:
+    if isinstance(err, ClientError):
+        info = err.response.get("Error", {})
+        return f"{info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
+    return str(err)
+
+
+class Boto3Aws:
+    """:class:`AwsApi` over one boto3 session (profile and region resolved once, at construction)."""
+
+    def __init__(self, region: str | None = None, profile: str | None = None):
+        try:
+            self._session = boto3.Session(profile_name=profile, region_name=region)
+        except ProfileNotFound as err:
+            raise PrerequisiteMissing(f"AWS profile {profile!r} not found", fix=CREDENTIALS_FIX) from err
+        if not self._session.region_name:
+            raise PrerequisiteMissing("no AWS region configured", fix="pass --region or set AWS_REGION")
+        self.region: str = self._session.region_name
+
+    def _client(self, service: str, config: Config = _CONTROL):
+        return self._session.client(service, config=config)
+
+    def identity(self) -> Identity:
+        try:
+            who = self._client("sts").get_caller_identity()
+        except NoCredentialsError as err:
+            raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
+        except (ClientError, BotoCoreError) as err:
+            raise PrerequisiteMissing(
+                f"AWS credentials were refused: {_reason(err)}", fix=CREDENTIALS_FIX
+            ) from err
+        return Identity(account=who["Account"], arn=who["Arn"], region=self.region)
+
+    def stack(self, name: str) -> StackState | None:
+        try:
+            found = self._client("cloudformation").describe_stacks(StackName=name)["Stacks"]
+        except ClientError as err:
+            if "does not exist" in _reason(err):
+                return None
+            raise AwsCallFailed(f"DescribeStacks {name}: {_reason(err)}") from err
+        except BotoCoreError as err:
+            raise AwsCallFailed(f"DescribeStacks {name}: {err}") from err
+        top = found[0]
+        outputs = {o["OutputKey"]: o.get("OutputValue", "") for o in top.get("Outputs", [])}
+        return StackState(name, top["StackStatus"], top.get("StackStatusReason"), outputs)
+
+    def stack_failures(self, name: str) -> list[str]:
+        """The resources that failed in the latest operation, oldest first, with CloudFormation's reason."""
+        try:
+            events = self._client("cloudformation").describe_stack_events(StackName=name)["StackEvents"]
+        except (ClientError, BotoCoreError) as err:
+            return [f"(could not read the stack's events: {_reason(err)})"]
+        return failure_reasons(events)
+
+    def endpoint(self, name: str) -> EndpointState | None:
+        try:
+            found = self._client("sagemaker").describe_endpoint(EndpointName=name)
+        except ClientError as err:
+            if "Could not find" in _reason(err):
+                return None
+            raise AwsCallFailed(f"DescribeEndpoint {name}: {_reason(err)}") from err
+        except BotoCoreError as err:
+            raise AwsCallFailed(f"DescribeEndpoint {name}: {err}") from err
+        return EndpointState(name, found["EndpointStatus"], found.get("FailureReason"))
+
+    def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes:
+        runtime = self._client("sagemaker-runtime", _INVOKE)
+        try:
+            reply = runtime.invoke_endpoint(
+                EndpointName=name, Body=body, ContentType="application/json", Accept=accept
+            )
+            return reply["Body"].read()
+        except (ClientError, BotoCoreError) as err:
+            raise AwsCallFailed(f"InvokeEndpoint {name}: {_reason(err)}") from err
+
+    def invoke_agent_runtime(self, arn: str, session_id: str, payload: bytes) -> Iterator[str]:
+        agentcore = self._client("bedrock-agentcore", _INVOKE)
+        try:
+            reply = agentcore.invoke_agent_runtime(
+                agentRuntimeArn=arn, runtimeSessionId=session_id, payload=payload,
+                contentType="application/json", accept="text/event-stream",
+            )
+            for raw in reply["response"].iter_lines():
+                yield raw.decode("utf-8", errors="replace")
+        except (ClientError, BotoCoreError) as err:
+            raise AwsCallFailed(f"InvokeAgentRuntime: {_reason(err)}") from err
+
+
+def failure_reasons(events: list[Mapping]) -> list[str]:
+    """From DescribeStackEvents (newest first): the failures since the latest operation began."""
+    failures = []
+    for event in events:
+        status = event.get("ResourceStatus", "")
+        reason = event.get("ResourceStatusReason") or ""
+        if event.get("ResourceType") == "AWS::CloudFormation::Stack" and status.endswith("_IN_PROGRESS") \
+                and "User Initiated" in reason:
+            break
+        if status.endswith("_FAILED") and "cancelled" not in reason.lower():
+            failures.append(f"{event.get('LogicalResourceId')} ({event.get('ResourceType')}): {reason}")
+    return failures[::-1]

@@ -1,0 +1,3 @@
+from kokoro_server.cli import main
+
+main()

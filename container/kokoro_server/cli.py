@@ -1,0 +1,64 @@
+"""``kokoro-serve``: start the model server (the container's ``serve`` runs the same code).
+
+Asset problems are found before the socket opens and reported as one line with the fix; the model itself
+loads in the background while ``/ping`` answers 503.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+import uvicorn
+
+from kokoro_server import assets as model_assets
+from kokoro_server.server import create_app
+from kokoro_server.settings import DEFAULT_VOICE, ServerSettings, offline_environment
+
+WS_MAX_FRAME = 1 << 20  # bytes; larger client frames close the socket (1009) before reaching the app
+
+cli = typer.Typer(add_completion=False, help=__doc__)
+PathOpt = Optional[Path]
+
+
+@cli.command()
+def serve(
+    host: Annotated[str, typer.Option(envvar="KOKORO_HOST", help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(envvar="KOKORO_PORT", help="Port (SageMaker uses 8080).")] = 8080,
+    engine: Annotated[str, typer.Option(envvar="KOKORO_ENGINE", help="onnx (CPU) or torch.")] = "onnx",
+    device: Annotated[str, typer.Option(envvar="KOKORO_DEVICE", help="cpu or cuda.")] = "cpu",
+    threads: Annotated[int, typer.Option(envvar="KOKORO_THREADS", help="Threads per inference, 0 = all cores.")] = 0,
+    workers: Annotated[int, typer.Option(envvar="KOKORO_WORKERS", help="Concurrent inferences.")] = 1,
+    voice: Annotated[str, typer.Option(envvar="KOKORO_VOICE", help="Default voice.")] = DEFAULT_VOICE,
+    trim: Annotated[bool, typer.Option(envvar="KOKORO_TRIM", help="Trim silence at piece edges.")] = True,
+    onnx_model: Annotated[PathOpt, typer.Option(envvar="KOKORO_ONNX_MODEL")] = None,
+    torch_model: Annotated[PathOpt, typer.Option(envvar="KOKORO_TORCH_MODEL")] = None,
+    voices_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_VOICES_DIR")] = None,
+    config: Annotated[PathOpt, typer.Option(envvar="KOKORO_CONFIG", help="Kokoro config.json.")] = None,
+    assets_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_ASSETS_DIR")] = None,
+    log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
+) -> None:
+    """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
+    offline_environment()
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = ServerSettings(
+            host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
+            voice=voice, trim=trim, onnx_model=onnx_model, torch_model=torch_model,
+            voices_dir=voices_dir, config=config, assets_dir=assets_dir,
+        )
+        resolved = model_assets.resolve(
+            settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,
+            config=config, assets_dir=assets_dir,
+        )
+    except (ValueError, model_assets.AssetError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    uvicorn.run(create_app(settings, resolved), host=settings.host, port=settings.port,
+                log_level=log_level.lower(), ws_max_size=WS_MAX_FRAME, ws="websockets")
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,5 @@
+"""The synthesis engine: text to 24 kHz audio through one of two interchangeable backends.
+
+``onnx`` (onnxruntime, the CPU default) and ``torch`` (kokoro's KModel, CUDA in the GPU image) implement
+:class:`~kokoro_server.engine.backend.Backend`; each imports its heavy library in its own module only.
+"""

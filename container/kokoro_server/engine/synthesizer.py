@@ -1,0 +1,68 @@
+"""Text in, trimmed 24 kHz audio chunks out: G2P, chunking, voice styles and the backend, together.
+
+Work is split in two steps so a scheduler can interleave sessions at chunk granularity: ``plan`` (G2P,
+milliseconds) turns an utterance into chunks; ``render`` (the model, most of the time) speaks one chunk.
+Both are blocking: run them in the scheduler's worker thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from kokoro_server.audio import trim_silence
+from kokoro_server.engine.backend import Backend
+from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
+from kokoro_server.engine.voices import Voice, VoiceBank
+
+WARM_UP_TEXT = "Warming up the speech model."
+
+
+class NothingToSay(ValueError):
+    """The text holds nothing speakable (only symbols or whitespace after G2P)."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    phonemes: str
+    voice: Voice
+    speed: float
+
+
+class Synthesizer:
+    """One loaded model with its G2P and voices; create one per process, at start-up."""
+
+    def __init__(self, backend: Backend, phonemizer: Phonemizer, voices: VoiceBank, *,
+                 default_voice: str, trim: bool = True):
+        self.backend = backend
+        self.phonemizer = phonemizer
+        self.voices = voices
+        self.default_voice = default_voice
+        self.trim = trim
+        voices.get(default_voice)  # fail at start-up, not on the first request
+
+    def plan(self, text: str, voice: str | None, speed: float) -> list[Chunk]:
+        style = self.voices.get(voice or self.default_voice)
+        phonemes = self.phonemizer.phonemize(text, style.lang)
+        chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes)]
+        if not chunks:
+            raise NothingToSay("the text has nothing to speak")
+        return chunks
+
+    def render(self, chunk: Chunk) -> np.ndarray:
+        audio = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
+        return trim_silence(audio) if self.trim else audio
+
+    def speak(self, text: str, voice: str | None = None, speed: float = 1.0) -> np.ndarray:
+        """The whole utterance in one array: for warm-up, tests and the benchmark's baseline."""
+        parts = [self.render(c) for c in self.plan(text, voice, speed)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def warm_up(self, rounds: int = 2) -> float:
+        """Run the model a few times (first calls are up to 2x slower); returns the seconds it took."""
+        start = time.perf_counter()
+        for _ in range(rounds):
+            self.speak(WARM_UP_TEXT)
+        return time.perf_counter() - start

@@ -1,0 +1,79 @@
+"""Voices by name, and weighted blends of them.
+
+A voice is a float32 ``[510, 1, 256]`` table: one style vector per phoneme count (Kokoro uses row
+``len(phonemes) - 1``). A blend is written like Kokoro-FastAPI's: ``af_heart(2)+af_bella(1)`` is the
+weighted mean of the two tables; ``af_heart+af_bella`` weighs them equally. The first voice's name
+prefix picks the language (``a``: American, ``b``: British English).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from kokoro_server.assets import ModelAssets
+from kokoro_server.engine.phonemes import LANGUAGES
+
+_TERM = re.compile(r"^\s*([a-z]{2}_[a-z0-9_]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
+MAX_BLEND = 8
+
+
+class UnknownVoice(ValueError):
+    """The voice (or blend) names something this server does not have, or is malformed."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    table: np.ndarray  # float32 [510, 1, 256]
+    lang: str
+
+    def style_for(self, phoneme_count: int) -> np.ndarray:
+        row = min(max(phoneme_count, 1), len(self.table)) - 1
+        return self.table[row]
+
+
+class VoiceBank:
+    """All English voices of an asset set, loaded once; blends are computed and cached on demand."""
+
+    def __init__(self, assets: ModelAssets):
+        self._tables = {
+            name: assets.load_voice(name) for name in sorted(assets.voices) if name[0] in LANGUAGES
+        }
+        if not self._tables:
+            raise UnknownVoice("the asset set has no English voices (names starting with 'a' or 'b')")
+        self._cache: dict[str, Voice] = {}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tables)
+
+    def get(self, spec: str) -> Voice:
+        key = spec.strip()
+        if key not in self._cache:
+            if len(self._cache) > 256:  # bounded: blends come from clients
+                self._cache.clear()
+            self._cache[key] = self._build(key)
+        return self._cache[key]
+
+    def _build(self, spec: str) -> Voice:
+        terms = spec.split("+")
+        if len(terms) > MAX_BLEND:
+            raise UnknownVoice(f"a blend may mix at most {MAX_BLEND} voices")
+        tables, weights = [], []
+        for term in terms:
+            match = _TERM.match(term)
+            if not match:
+                raise UnknownVoice(f"malformed voice {term.strip()[:40]!r}: use a name like af_heart, "
+                                   "or a blend like af_heart(2)+af_bella(1)")
+            name, weight = match.group(1), float(match.group(2) or 1.0)
+            if name not in self._tables:
+                raise UnknownVoice(f"unknown voice {name!r}; available: {', '.join(self.names)}")
+            if weight <= 0:
+                raise UnknownVoice(f"voice weight for {name!r} must be positive")
+            tables.append(self._tables[name])
+            weights.append(weight)
+        w = np.asarray(weights, dtype=np.float32) / sum(weights)
+        table = np.tensordot(w, np.stack(tables), axes=1).astype(np.float32)
+        return Voice(table=table, lang=terms[0].strip()[0])

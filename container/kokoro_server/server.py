@@ -1,0 +1,125 @@
+"""The SageMaker container contract as a Starlette app: /ping, /invocations and the session route."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from kokoro_server.assets import ModelAssets
+from kokoro_server.audio import streaming_wav_header, to_pcm16
+from kokoro_server.errors import RequestError, http_error_body, session_error
+from kokoro_server.protocol import (
+    SAMPLE_RATE,
+    SESSION_PATH,
+    ProtocolError,
+    encode_event,
+    validate_synthesis_fields,
+)
+from kokoro_server.runtime import NotReady, SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+from kokoro_server.session import Session
+from kokoro_server.settings import ServerSettings
+
+MAX_BODY_BYTES = 64 * 1024
+MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm;rate=24000;encoding=signed-int;bits=16"}
+
+
+def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
+    return scope_owner.app.state.runtime
+
+
+async def ping(request: Request) -> Response:
+    runtime = _runtime(request)
+    if runtime.ready:
+        return JSONResponse({"status": "ready", "engine": runtime.settings.engine})
+    state = "failed" if runtime.load_error else "loading"
+    return JSONResponse({"status": state}, status_code=503)
+
+
+async def _read_json(request: Request) -> dict:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise RequestError(415, "unsupported_media_type", "send the request as application/json")
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise RequestError(413, "body_too_large", f"request body over {MAX_BODY_BYTES} bytes")
+    body = bytearray()
+    async for part in request.stream():
+        body += part
+        if len(body) > MAX_BODY_BYTES:
+            raise RequestError(413, "body_too_large", f"request body over {MAX_BODY_BYTES} bytes")
+    try:
+        payload = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RequestError(400, "bad_json", f"body is not valid JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise RequestError(400, "bad_message", "body must be a JSON object")
+    return payload
+
+
+async def invocations(request: Request) -> Response:
+    """One complete text in, its audio streamed out chunk by chunk as each is synthesized."""
+    runtime = _runtime(request)
+    try:
+        payload = await _read_json(request)
+        text, voice, speed = validate_synthesis_fields(payload)
+        fmt = payload.get("format", "wav")
+        if fmt not in MEDIA_TYPES:
+            raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
+        clock = PlaybackClock()
+        chunks = await runtime.plan(text, voice, speed, clock)
+    except (RequestError, ProtocolError, NotReady, ValueError) as exc:
+        status, body = http_error_body(exc)
+        return JSONResponse(body, status_code=status)
+
+    async def audio() -> AsyncIterator[bytes]:
+        if fmt == "wav":
+            yield streaming_wav_header()
+        for chunk in chunks:
+            pcm = await runtime.render(chunk, clock)
+            clock.played(len(pcm) / SAMPLE_RATE)
+            yield to_pcm16(pcm)
+
+    return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt])
+
+
+async def session(websocket: WebSocket) -> None:
+    runtime = _runtime(websocket)
+    if not runtime.ready:
+        await websocket.accept()
+        await websocket.send_text(encode_event(session_error(NotReady("model is loading")))[0])
+        await websocket.close(code=1013)
+        return
+    await Session(websocket, runtime).run()
+
+
+def create_app(settings: ServerSettings, assets: ModelAssets) -> Starlette:
+    """The ASGI app; the model loads in the background of its lifespan while the socket is already up."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        runtime = SpeechRuntime(settings, assets)
+        app.state.runtime = runtime
+        loading = asyncio.create_task(runtime.load())
+        try:
+            yield
+        finally:
+            loading.cancel()
+            runtime.close()
+
+    return Starlette(
+        routes=[
+            Route("/ping", ping, methods=["GET"]),
+            Route("/invocations", invocations, methods=["POST"]),
+            WebSocketRoute(SESSION_PATH, session),
+        ],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,178 @@
+"""One bidirectional speech session: many utterances on one WebSocket, read while speaking.
+
+Two tasks per connection: the *reader* decodes every frame as it arrives (TEXT or BINARY alike: the
+SageMaker SDK sends BINARY by default, and a server that only reads text fails every real request while
+``/ping`` stays green) and queues utterances; the *speaker* answers them in order. So a client can send
+its next sentence before the previous one's audio has arrived, and a cancel is seen mid-utterance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from kokoro_server.audio import to_pcm16
+from kokoro_server.errors import session_error
+from kokoro_server.protocol import (
+    SAMPLE_RATE,
+    Audio,
+    Cancel,
+    Close,
+    End,
+    ProtocolError,
+    Ready,
+    ServerEvent,
+    Start,
+    Synthesize,
+    decode_client_frame,
+    encode_event,
+)
+from kokoro_server.runtime import SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+
+log = logging.getLogger("kokoro_server")
+AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
+
+
+@dataclass
+class Utterance:
+    message: Synthesize
+    id: str
+    received: float = field(default_factory=time.perf_counter)
+    cancelled: bool = False
+
+
+class Session:
+    def __init__(self, websocket: WebSocket, runtime: SpeechRuntime):
+        self.ws = websocket
+        self.runtime = runtime
+        self.clock = PlaybackClock()
+        self.queue: asyncio.Queue[Utterance | None] = asyncio.Queue()
+        self.current: Utterance | None = None
+        self.closing = False
+        self._send_lock = asyncio.Lock()
+        self._ids = itertools.count(1)
+
+    async def send(self, event: ServerEvent) -> None:
+        async with self._send_lock:  # an audio header and its PCM frame must never be split apart
+            for frame in encode_event(event):
+                if isinstance(frame, bytes):
+                    await self.ws.send_bytes(frame)
+                else:
+                    await self.ws.send_text(frame)
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
+        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices)))
+        speaker = asyncio.create_task(self._speak_all())
+        try:
+            await self._read_all(speaker)
+        finally:
+            speaker.cancel()  # client gone: queued and running work is dropped
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await speaker
+
+    # ------------------------------------------------------------------ reader
+
+    async def _read_all(self, speaker: asyncio.Task) -> None:
+        while True:
+            receive = asyncio.ensure_future(self.ws.receive())
+            done, _ = await asyncio.wait({receive, speaker}, return_when=asyncio.FIRST_COMPLETED)
+            if receive not in done:  # the speaker finished after a close: end the session
+                receive.cancel()
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1000)
+                return
+            message = receive.result()
+            if message["type"] == "websocket.disconnect":
+                return
+            frame = message.get("bytes") if message.get("bytes") is not None else message.get("text")
+            if frame is None:
+                continue
+            for item in decode_client_frame(frame):
+                await self._handle(item)
+
+    async def _handle(self, item) -> None:
+        if isinstance(item, ProtocolError):
+            await self.send(session_error(item))
+        elif self.closing:
+            await self.send(session_error(ProtocolError("session_closing", "the session is closing")))
+        elif isinstance(item, Synthesize):
+            if self.queue.qsize() >= self.runtime.settings.max_pending:
+                await self.send(session_error(ProtocolError(
+                    "too_many_pending", "too many utterances queued in this session", item.id)))
+                return
+            self.queue.put_nowait(Utterance(item, item.id or f"u{next(self._ids)}"))
+        elif isinstance(item, Cancel):
+            self._cancel(item.id)
+        elif isinstance(item, Close):
+            self.closing = True
+            self.queue.put_nowait(None)
+
+    def _cancel(self, utterance_id: str | None) -> None:
+        """Cancel one utterance by id (queued or speaking), or everything when no id is given."""
+        for utterance in [self.current, *self.queue._queue]:  # noqa: SLF001 - asyncio.Queue has no view
+            if utterance is not None and utterance_id in (None, utterance.id):
+                utterance.cancelled = True
+
+    # ------------------------------------------------------------------ speaker
+
+    async def _speak_all(self) -> None:
+        while True:
+            utterance = await self.queue.get()
+            if utterance is None:
+                return
+            self.current = utterance
+            try:
+                await self._speak(utterance)
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                log.info("session ended while speaking: %s", exc)
+                return
+            finally:
+                self.current = None
+
+    async def _speak(self, utterance: Utterance) -> None:
+        msg = utterance.message
+        if utterance.cancelled:
+            await self.send(End(utterance.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
+            return
+        try:
+            chunks = await self.runtime.plan(msg.text, msg.voice, msg.speed, self.clock)
+        except Exception as exc:  # a bad voice or unspeakable text ends this utterance, not the session
+            await self.send(session_error(exc, utterance.id))
+            return
+        await self.send(Start(utterance.id))
+        seq, samples, synth_s, first_audio_s, started = 0, 0, 0.0, 0.0, time.perf_counter()
+        queued_s = started - utterance.received
+        for chunk in chunks:
+            if utterance.cancelled:
+                break
+            t0 = time.perf_counter()
+            try:
+                audio = await self.runtime.render(chunk, self.clock)
+            except Exception as exc:
+                await self.send(session_error(exc, utterance.id))
+                break
+            synth_s += time.perf_counter() - t0
+            if utterance.cancelled:
+                break
+            for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
+                part = audio[i : i + AUDIO_FRAME_SAMPLES]
+                await self.send(Audio(utterance.id, seq, to_pcm16(part)))
+                if seq == 0:
+                    first_audio_s = time.perf_counter() - utterance.received
+                seq += 1
+            samples += len(audio)
+            self.clock.played(len(audio) / SAMPLE_RATE)
+        await self.send(End(
+            utterance.id, audio_s=round(samples / SAMPLE_RATE, 4), first_audio_s=round(first_audio_s, 4),
+            synth_s=round(synth_s, 4), queued_s=round(queued_s, 4), cancelled=utterance.cancelled,
+        ))

@@ -1,0 +1,43 @@
+"""The model server's settings: one frozen object, parsed once by the CLI, passed down from there."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_VOICE = "af_heart"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    engine: str = "onnx"  # onnx (CPU default) | torch (GPU image)
+    device: str = "cpu"  # cpu | cuda
+    threads: int = 0  # intra-op threads per inference; 0 = the runtime's default (all cores)
+    workers: int = 1  # concurrent inferences; more only helps on a GPU
+    voice: str = DEFAULT_VOICE
+    trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
+    max_pending: int = 64  # queued utterances per session before the server pushes back
+    onnx_model: Path | None = None
+    torch_model: Path | None = None
+    voices_dir: Path | None = None
+    config: Path | None = None
+    assets_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine not in ("onnx", "torch"):
+            raise ValueError(f"engine: {self.engine!r} is not one of onnx, torch")
+        if self.device not in ("cpu", "cuda"):
+            raise ValueError(f"device: {self.device!r} is not one of cpu, cuda")
+        if not 0 < self.port < 65536:
+            raise ValueError(f"port: {self.port} is out of range")
+        if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
+            raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+
+
+def offline_environment() -> None:
+    """Every process the project starts runs with the Hugging Face hub switched off."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

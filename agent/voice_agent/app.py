@@ -1,0 +1,50 @@
+"""The AgentCore application: ``POST /invocations`` streams an answer as text and speech events.
+
+Configuration arrives as an :class:`AgentSettings` object (parsed once in ``agent/main.py`` or by
+the local CLI); the connector and the agent factory can be handed in, which is how tests and the
+local CLI aim the same app at a local model server or a scripted LLM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from bedrock_agentcore.runtime import BedrockAgentCoreApp
+from strands import Agent
+
+from .conversations import Conversations
+from .events import error_event, to_wire
+from .llm import build_agent, text_deltas
+from .pipeline import PieceSegmenter, Voice, speak_answer
+from .request import BadRequest, parse_invocation
+from .segmenter import Segmenter
+from .settings import AgentSettings
+from .tts_client import Connector, TtsSession, connector_for
+
+
+def create_app(
+    settings: AgentSettings,
+    *,
+    connector: Connector | None = None,
+    new_agent: Callable[[], Agent] | None = None,
+    new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
+) -> BedrockAgentCoreApp:
+    app = BedrockAgentCoreApp()
+    tts = connector or connector_for(settings.tts)
+    conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
+
+    @app.entrypoint
+    async def invocations(payload: Any) -> AsyncIterator[dict[str, Any]]:
+        try:
+            request = parse_invocation(payload)
+        except BadRequest as err:
+            yield to_wire(error_event(err))
+            return
+        voice = Voice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
+        deltas = text_deltas(conversations.agent_for(request.session), request.prompt)
+        session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+        async for event in speak_answer(deltas, session, new_segmenter(), voice):
+            yield to_wire(event)
+
+    return app

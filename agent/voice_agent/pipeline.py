@@ -1,0 +1,156 @@
+"""LLM text deltas -> segmenter -> one speech session -> the caller's events, all concurrently.
+
+Three tasks share one answer: the *writer* reads the LLM stream and cuts pieces; the *speaker* opens
+the speech session (while the LLM is still thinking), sends each piece the moment it exists and
+starts the *listener*, which turns the server's audio into events as it arrives. Nothing waits for
+the LLM to finish or for one piece's audio before the next piece is sent (NOTES.md section 10).
+
+The first failure ends the answer with one typed error event; cancelling the consumer (the caller
+went away) cancels all three, which closes the LLM stream and the speech session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+
+from .events import AgentEvent, AudioChunk, PieceDone, PieceSent, Summary, TextDelta, error_event
+from .tts_client import TtsSession
+
+
+class PieceSegmenter(Protocol):
+    """Contract B: :class:`voice_agent.segmenter.Segmenter` (one per answer)."""
+
+    def feed(self, delta: str) -> list[str]: ...
+
+    def flush(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Voice:
+    name: str
+    speed: float
+
+
+class _Done:
+    """A task finished (its events are all queued before this marker)."""
+
+
+@dataclass
+class _Answer:
+    """What the three tasks learn about one answer, for the summary."""
+
+    started: float
+    text: str = ""
+    pieces: int = 0
+    first_audio_s: float | None = None
+    audio_samples: int = 0
+    llm_s: float = 0.0
+
+
+async def speak_answer(
+    deltas: AsyncIterator[str],
+    session: TtsSession,
+    segmenter: PieceSegmenter,
+    voice: Voice,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[AgentEvent]:
+    """Yield the answer's events in the order they happen; ends with a Summary or an ErrorEvent."""
+    answer = _Answer(started=clock())
+    queue: asyncio.Queue[AgentEvent | BaseException | _Done] = asyncio.Queue()
+    pieces: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def elapsed() -> float:
+        return round(clock() - answer.started, 4)
+
+    async def write() -> None:
+        try:
+            async for delta in deltas:
+                answer.text += delta
+                queue.put_nowait(TextDelta(delta))
+                for piece in segmenter.feed(delta):
+                    pieces.put_nowait(piece)
+            answer.llm_s = elapsed()
+            for piece in segmenter.flush():
+                pieces.put_nowait(piece)
+        finally:
+            pieces.put_nowait(None)
+            await deltas.aclose()  # type: ignore[attr-defined]
+
+    async def listen() -> None:
+        first_audio: dict[str, float] = {}
+        async for event in session.events():
+            if isinstance(event, Audio):
+                now = elapsed()
+                first_audio.setdefault(event.id, now)
+                if answer.first_audio_s is None:
+                    answer.first_audio_s = now
+                answer.audio_samples += len(event.pcm) // SAMPLE_WIDTH
+                rate = session.sample_rate or SAMPLE_RATE
+                queue.put_nowait(AudioChunk(id=event.id, seq=event.seq, pcm=event.pcm, sample_rate=rate))
+            elif isinstance(event, End):
+                queue.put_nowait(
+                    PieceDone(event.id, first_audio.get(event.id), elapsed(), event.audio_s, event.synth_s)
+                )
+
+    async def speak() -> None:
+        async with session:
+            listener = asyncio.create_task(_guarded(listen(), queue))
+            try:
+                while (piece := await pieces.get()) is not None:
+                    piece_id = f"p{answer.pieces}"
+                    answer.pieces += 1
+                    await session.synthesize(piece_id, piece, voice.name, voice.speed)
+                    queue.put_nowait(PieceSent(piece_id, piece, elapsed()))
+                await session.finish()
+                await asyncio.shield(listener)
+            finally:
+                await _cancel(listener)
+
+    tasks = [asyncio.create_task(_guarded(write(), queue)), asyncio.create_task(_guarded(speak(), queue))]
+    running = 3  # writer, speaker and the listener the speaker starts
+    try:
+        while running:
+            item = await queue.get()
+            if isinstance(item, _Done):
+                running -= 1
+            elif isinstance(item, BaseException):
+                yield error_event(item)
+                return
+            else:
+                yield item
+        yield Summary(
+            ttfa_s=answer.first_audio_s,
+            audio_s=round(answer.audio_samples / (session.sample_rate or SAMPLE_RATE), 3),
+            pieces=answer.pieces,
+            text=answer.text,
+            llm_s=answer.llm_s,
+            total_s=elapsed(),
+        )
+    finally:
+        for task in tasks:
+            await _cancel(task)
+
+
+async def _guarded(work, queue: asyncio.Queue) -> None:
+    """Run one task of the answer; its failure is queued for the consumer, then a done marker."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        raise
+    except Exception as err:  # every failure ends the answer as an error event
+        queue.put_nowait(err)
+    finally:
+        queue.put_nowait(_Done())
+
+
+async def _cancel(task: asyncio.Task) -> None:
+    if not task.done():
+        task.cancel()
+    await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,126 @@
+"""The agent's configuration: read from the environment once, at the edge, into frozen objects.
+
+The agent stack sets these variables on the AgentCore runtime (contract C); the local CLI builds the
+same objects directly from its options. Nothing below this module reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+from kokoro_server.protocol import MAX_SPEED, MIN_SPEED
+
+TtsTransport = Literal["sagemaker", "websocket"]
+LlmProvider = Literal["bedrock", "openai", "scripted"]
+TTS_TRANSPORTS: tuple[TtsTransport, ...] = ("sagemaker", "websocket")
+LLM_PROVIDERS: tuple[LlmProvider, ...] = ("bedrock", "openai", "scripted")
+DEFAULT_VOICE = "af_heart"
+DEFAULT_SCRIPTED_REPLY = (
+    "Hello! I am a scripted voice agent, speaking without a language model. "
+    "Each sentence is spoken as soon as it is written. Ask me anything"
+)
+
+
+class SettingsError(ValueError):
+    """A configuration value is missing or malformed; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class TtsSettings:
+    """Where speech comes from. ``timeout_s`` bounds every wait for the model server's next bytes."""
+
+    transport: TtsTransport
+    endpoint_name: str | None = None
+    region: str | None = None
+    url: str | None = None
+    voice: str = DEFAULT_VOICE
+    speed: float = 1.0
+    timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.transport not in TTS_TRANSPORTS:
+            raise SettingsError(f"TTS_TRANSPORT must be one of {', '.join(TTS_TRANSPORTS)}")
+        if self.transport == "sagemaker" and not (self.endpoint_name and self.region):
+            raise SettingsError("TTS_TRANSPORT=sagemaker needs TTS_ENDPOINT_NAME and TTS_REGION (or AWS_REGION)")
+        if self.transport == "websocket":
+            scheme = urlsplit(self.url or "").scheme
+            if scheme not in ("ws", "wss", "http", "https"):
+                raise SettingsError("TTS_TRANSPORT=websocket needs TTS_URL (ws://, wss://, http:// or https://)")
+        if not self.voice.strip():
+            raise SettingsError("TTS_VOICE must not be empty")
+        if not (math.isfinite(self.speed) and MIN_SPEED <= self.speed <= MAX_SPEED):
+            raise SettingsError(f"TTS_SPEED must be between {MIN_SPEED} and {MAX_SPEED}")
+        if not (math.isfinite(self.timeout_s) and self.timeout_s > 0):
+            raise SettingsError("TTS_TIMEOUT_S must be a positive number")
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    """Which model writes the answer. ``scripted`` streams ``reply`` at ``tokens_per_s``, offline."""
+
+    provider: LlmProvider = "bedrock"
+    model_id: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # OpenAI-compatible servers only
+    region: str | None = None
+    reply: str = DEFAULT_SCRIPTED_REPLY
+    tokens_per_s: float = 20.0
+
+    def __post_init__(self) -> None:
+        if self.provider not in LLM_PROVIDERS:
+            raise SettingsError(f"LLM_PROVIDER must be one of {', '.join(LLM_PROVIDERS)}")
+        if self.provider == "openai" and not (self.base_url and self.model_id):
+            raise SettingsError("LLM_PROVIDER=openai needs LLM_BASE_URL and LLM_MODEL_ID")
+        if self.provider == "scripted" and not self.reply.strip():
+            raise SettingsError("LLM_REPLY must not be empty")
+        if not (math.isfinite(self.tokens_per_s) and self.tokens_per_s > 0):
+            raise SettingsError("LLM_TOKENS_PER_S must be a positive number")
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    tts: TtsSettings
+    llm: LlmSettings
+
+
+def _number(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{key} must be a number, got {raw[:40]!r}") from None
+
+
+def _text(env: Mapping[str, str], key: str) -> str | None:
+    return env.get(key, "").strip() or None
+
+
+def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
+    """Parse contract C's variables. Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
+    region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
+    url = _text(env, "TTS_URL")
+    tts = TtsSettings(
+        transport=_text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"),  # type: ignore[arg-type]
+        endpoint_name=_text(env, "TTS_ENDPOINT_NAME"),
+        region=region,
+        url=url,
+        voice=_text(env, "TTS_VOICE") or DEFAULT_VOICE,
+        speed=_number(env, "TTS_SPEED", 1.0),
+        timeout_s=_number(env, "TTS_TIMEOUT_S", 30.0),
+    )
+    llm = LlmSettings(
+        provider=_text(env, "LLM_PROVIDER") or "bedrock",  # type: ignore[arg-type]
+        model_id=_text(env, "LLM_MODEL_ID"),
+        base_url=_text(env, "LLM_BASE_URL"),
+        api_key=_text(env, "LLM_API_KEY"),
+        region=_text(env, "AWS_REGION") or region,
+        reply=env.get("LLM_REPLY") or DEFAULT_SCRIPTED_REPLY,
+        tokens_per_s=_number(env, "LLM_TOKENS_PER_S", 20.0),
+    )
+    return AgentSettings(tts=tts, llm=llm)

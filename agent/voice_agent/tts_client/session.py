@@ -1,0 +1,139 @@
+"""One speech session per answer: pieces go out as soon as they exist, audio comes back in order.
+
+Sending and receiving are independent (the pipeline runs them in two tasks), so the next piece is
+on its way while the previous one is still being synthesised: no send-then-wait. The session
+decodes the server's byte stream with :class:`kokoro_server.protocol.StreamDecoder`, whatever
+boundaries the transport's parts have, and turns every failure into a :class:`TtsError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from kokoro_server.protocol import (
+    Audio,
+    Close,
+    End,
+    Error,
+    Ready,
+    Start,
+    StreamDecoder,
+    Synthesize,
+    encode_client_message,
+)
+
+from .base import (
+    Connector,
+    PartStream,
+    TtsError,
+    TtsProtocolError,
+    TtsServerError,
+    TtsSessionClosed,
+    TtsTimeout,
+    TtsUnreachable,
+)
+
+# An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
+MAX_PENDING_BYTES = 16 * 1024 * 1024
+
+SessionEvent = Start | Audio | End
+
+
+class TtsSession:
+    """Async context manager: connects on enter, always closes the stream on exit."""
+
+    def __init__(self, connector: Connector, *, timeout_s: float):
+        self._connector = connector
+        self._timeout_s = timeout_s
+        self._stream: PartStream | None = None
+        self._ready = False
+        self._finishing = False
+        self._outstanding: set[str] = set()
+        self._wake = asyncio.Event()
+        self.sample_rate: int | None = None
+
+    async def __aenter__(self) -> TtsSession:
+        try:
+            self._stream = await asyncio.wait_for(self._connector.connect(), self._timeout_s)
+        except TimeoutError:
+            raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._stream is not None:
+            await self._stream.aclose()
+            self._stream = None
+
+    def _open_stream(self) -> PartStream:
+        if self._stream is None or self._finishing:
+            raise TtsSessionClosed("the speech session is closed")
+        return self._stream
+
+    async def synthesize(self, piece_id: str, text: str, voice: str, speed: float) -> None:
+        """Queue one piece on the server; returns once it is sent, not when it is spoken."""
+        stream = self._open_stream()
+        message = Synthesize(text=text, id=piece_id, voice=voice, speed=speed)
+        self._outstanding.add(piece_id)
+        self._wake.set()
+        await stream.send_text(encode_client_message(message))
+
+    async def finish(self) -> None:
+        """No more pieces: the server speaks what is queued; :meth:`events` ends after the last one."""
+        stream = self._open_stream()
+        self._finishing = True
+        self._wake.set()
+        await stream.send_text(encode_client_message(Close()))
+
+    def _waiting_for_server(self) -> bool:
+        return not self._ready or bool(self._outstanding) or self._finishing
+
+    async def _next_part(self) -> bytes | str | None:
+        assert self._stream is not None, "events() outside 'async with'"
+        try:
+            return await asyncio.wait_for(self._stream.receive(), self._timeout_s)
+        except TimeoutError:
+            waiting = ", ".join(sorted(self._outstanding)) or "the session to start"
+            raise TtsTimeout(f"no audio for {self._timeout_s:g} s while waiting for {waiting}") from None
+
+    async def events(self) -> AsyncIterator[SessionEvent]:
+        """Start, Audio and End events in arrival order, until every sent piece has ended."""
+        decoder = StreamDecoder()
+        while True:
+            if self._ready and self._finishing and not self._outstanding:
+                return
+            if not self._waiting_for_server():
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            part = await self._next_part()
+            if part is None:
+                raise TtsSessionClosed(
+                    "the model server closed the session with audio still owed",
+                    piece_id=min(self._outstanding, default=None),
+                )
+            for event in self._decode(decoder, part):
+                if isinstance(event, Ready):
+                    self._ready = True
+                    self.sample_rate = event.sample_rate
+                elif isinstance(event, Error):
+                    raise TtsServerError(
+                        f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id
+                    )
+                else:
+                    if isinstance(event, End):
+                        self._outstanding.discard(event.id)
+                    yield event
+
+    @staticmethod
+    def _decode(decoder: StreamDecoder, part: bytes | str) -> list:
+        try:
+            events = decoder.feed(part)
+        except (ValueError, TypeError, KeyError, AttributeError) as err:  # incl. ProtocolError
+            raise TtsProtocolError(f"undecodable server stream: {str(err)[:200]}") from err
+        if decoder.pending > MAX_PENDING_BYTES:
+            raise TtsProtocolError(f"server event larger than {MAX_PENDING_BYTES} bytes")
+        return events
+
+
+__all__ = ["SessionEvent", "TtsError", "TtsSession"]

@@ -42,6 +42,7 @@ class CdkTarget:
     profile: str | None = None
     unattended: bool = False
     cdk_bin: str = str(PINNED_CDK)
+    app: str | None = None  # a synthesized assembly directory to deploy instead of cdk.json's app
 
     def env(self, offline: bool = False) -> dict[str, str]:
         """``AWS_REGION`` rather than ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (NOTES 8)."""
@@ -54,7 +55,8 @@ class CdkTarget:
         return env
 
     def common(self) -> list[str]:
-        args = [arg for key, value in sorted(self.context.items()) for arg in ("-c", f"{key}={value}")]
+        args = ["--app", self.app] if self.app else []
+        args += [arg for key, value in sorted(self.context.items()) for arg in ("-c", f"{key}={value}")]
         if self.profile:
             args += ["--profile", self.profile]
         return args

@@ -1,0 +1,122 @@
+"""`deploy-model smoke`: both paths of a model server, against a local URL or a deployed endpoint.
+
+Path 1 is ``/invocations`` (one request, PCM back). Path 2 is a bidirectional session whose message is
+a BINARY frame, as the SageMaker SDK sends by default. A server that passes /ping and path 1 but fails
+path 2 is exactly the InService-but-broken endpoint this check exists to catch (NOTES 2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import websockets
+
+from cli.aws_api import AwsApi
+from cli.errors import CliError, UsageError
+from cli.session_check import speak_once
+from cli.smoke_report import CheckResult, Outcome, SmokeReport, judge_pcm
+from kokoro_server.protocol import SESSION_PATH
+
+SMOKE_TEXT = "Hello from Kokoro. The deployment works."
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # ~170 s of PCM16: far beyond one sentence
+
+
+def request_body(voice: str | None) -> bytes:
+    body = {"text": SMOKE_TEXT, "format": "pcm", **({"voice": voice} if voice else {})}
+    return json.dumps(body).encode()
+
+
+def parse_base_url(url: str) -> tuple[str, str]:
+    """``(http_base, session_url)`` for a model server given as http(s):// or ws(s)://host:port."""
+    parts = urlsplit(url.strip())
+    schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+    if parts.scheme not in schemes or not parts.hostname:
+        raise UsageError(f"not a model server URL: {url!r}", fix="give one like http://127.0.0.1:8090")
+    http_scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    base = parts.path.rstrip("/")
+    http_base = urlunsplit((http_scheme, parts.netloc, base, "", ""))
+    return http_base, urlunsplit((schemes[parts.scheme], parts.netloc, base + SESSION_PATH, "", ""))
+
+
+def check_http_invocations(http_base: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
+    started = time.monotonic()
+    name = "invocations"
+    try:
+        with httpx.Client(timeout=timeout_s) as client, client.stream(
+            "POST", f"{http_base}/invocations", content=request_body(voice),
+            headers={"content-type": "application/json"},
+        ) as reply:
+            body = bytearray()
+            for chunk in reply.iter_bytes():
+                body += chunk
+                if len(body) > MAX_REPLY_BYTES:
+                    return CheckResult(name, Outcome.FAILED, f"reply over {MAX_REPLY_BYTES} bytes")
+    except httpx.HTTPError as err:
+        return CheckResult(name, Outcome.FAILED, f"POST /invocations: {type(err).__name__}: {err}")
+    if reply.status_code != 200:
+        return CheckResult(name, Outcome.FAILED, f"HTTP {reply.status_code}: {bytes(body[:300])!r}")
+    if not reply.headers.get("content-type", "").startswith("audio/pcm"):
+        return CheckResult(name, Outcome.FAILED, f"content-type {reply.headers.get('content-type')!r}")
+    return judge_pcm(name, bytes(body), time.monotonic() - started)
+
+
+class WebSocketChannel:
+    """:class:`~cli.session_check.Channel` over a `websockets` client connection."""
+
+    def __init__(self, connection: websockets.ClientConnection):
+        self._ws = connection
+
+    async def send_binary(self, data: bytes) -> None:
+        await self._ws.send(data)  # bytes -> a BINARY frame
+
+    async def parts(self):
+        try:
+            async for message in self._ws:
+                yield message
+        except websockets.ConnectionClosedError:
+            return  # closed_reason() reports the close code
+
+    def closed_reason(self) -> str | None:
+        code = self._ws.close_code
+        return None if code is None else f"the server closed the session (code {code})"
+
+
+async def check_ws_session(session_url: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
+    started = time.monotonic()
+    try:
+        async with websockets.connect(session_url, open_timeout=10, max_size=4 * 1024 * 1024) as ws:
+            return await speak_once(WebSocketChannel(ws), SMOKE_TEXT, voice, timeout_s=timeout_s)
+    except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as err:
+        detail = f"cannot open {session_url}: {type(err).__name__}: {err}"
+        return CheckResult("session", Outcome.FAILED, detail, elapsed_s=round(time.monotonic() - started, 3))
+
+
+def smoke_url(url: str, voice: str | None) -> SmokeReport:
+    """Both paths of a model server running at ``url`` (e.g. ``deploy-model local``)."""
+    http_base, session_url = parse_base_url(url)
+    checks = (check_http_invocations(http_base, voice), asyncio.run(check_ws_session(session_url, voice)))
+    return SmokeReport(target=http_base, checks=checks)
+
+
+def check_endpoint_invocations(aws: AwsApi, endpoint: str, voice: str | None) -> CheckResult:
+    started = time.monotonic()
+    try:
+        pcm = aws.invoke_endpoint(endpoint, request_body(voice), accept="audio/pcm")
+    except CliError as err:
+        return CheckResult("invocations", Outcome.FAILED, err.message)
+    return judge_pcm("invocations", pcm, time.monotonic() - started)
+
+
+def smoke_endpoint(aws: AwsApi, endpoint: str, region: str, voice: str | None) -> SmokeReport:
+    """Both paths of a deployed endpoint; the session path needs the SageMaker streaming client."""
+    from cli.sagemaker_session import check_endpoint_session
+
+    checks = (
+        check_endpoint_invocations(aws, endpoint, voice),
+        asyncio.run(check_endpoint_session(endpoint, region, voice)),
+    )
+    return SmokeReport(target=f"endpoint {endpoint} ({region})", checks=checks)

@@ -68,6 +68,11 @@ class SpeechRuntime:
                            else "model is loading")
         return self.synthesizer
 
+    def check_voice(self, voice: str | None) -> None:
+        """Raise UnknownVoice now for a voice or blend this server cannot speak (cached, cheap)."""
+        synth = self._synth()
+        synth.voices.get(voice or synth.default_voice)
+
     async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock) -> list[Chunk]:
         synth = self._synth()
 

@@ -110,6 +110,11 @@ class Session:
                 await self.send(session_error(ProtocolError(
                     "too_many_pending", "too many utterances queued in this session", item.id)))
                 return
+            try:  # a bad voice is answered at once, in message order, not when its turn comes
+                self.runtime.check_voice(item.voice)
+            except Exception as exc:
+                await self.send(session_error(exc, item.id))
+                return
             self.queue.put_nowait(Utterance(item, item.id or f"u{next(self._ids)}"))
         elif isinstance(item, Cancel):
             self._cancel(item.id)

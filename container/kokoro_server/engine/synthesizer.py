@@ -46,7 +46,8 @@ class Synthesizer:
     def plan(self, text: str, voice: str | None, speed: float) -> list[Chunk]:
         style = self.voices.get(voice or self.default_voice)
         phonemes = self.phonemizer.phonemize(text, style.lang)
-        chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes)]
+        # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
+        chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes) if any(c.isalpha() for c in ps)]
         if not chunks:
             raise NothingToSay("the text has nothing to speak")
         return chunks

@@ -1,0 +1,170 @@
+"""The bidirectional session on a real socket: the known traps, ordering, cancel and bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+import websockets
+
+from kokoro_server.protocol import (
+    SESSION_PATH,
+    Audio,
+    Close,
+    End,
+    Error,
+    Ready,
+    Start,
+    StreamDecoder,
+    Synthesize,
+    encode_client_message,
+)
+
+
+def ws_url(base: str) -> str:
+    return base.replace("http://", "ws://") + SESSION_PATH
+
+
+async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:
+    """Collect events until ``done(events)`` is true; optionally keep the raw frames."""
+    events: list = []
+    while not done(events):
+        frame = await asyncio.wait_for(ws.recv(), timeout=60)
+        if raw is not None:
+            raw.append(frame.encode() if isinstance(frame, str) else frame)
+        events += decoder.feed(frame)
+    return events
+
+
+def ends(n: int):
+    return lambda events: sum(isinstance(e, (End, Error)) for e in events) >= n
+
+
+def pcm_bytes(events, utterance_id: str) -> int:
+    return sum(len(e.pcm) for e in events if isinstance(e, Audio) and e.id == utterance_id)
+
+
+async def test_binary_frame_message_is_spoken(model_server_url):
+    """The SageMaker SDK sends BINARY frames by default; they must work like TEXT ones."""
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize("Binary frames work.", id="b1")).encode())
+        events = await read_until(ws, StreamDecoder(), ends(1))
+    assert isinstance(events[0], Ready)
+    assert [type(e) for e in events if not isinstance(e, Audio)] == [Ready, Start, End]
+    assert pcm_bytes(events, "b1") > 24000  # over half a second of audio
+
+
+async def test_many_utterances_pipelined_in_order_last_without_punctuation(model_server_url):
+    texts = ["The first sentence.", "A second one follows!", "And the last has no full stop"]
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        for i, text in enumerate(texts):  # sent back to back, no waiting
+            await ws.send(encode_client_message(Synthesize(text, id=f"s{i}")))
+        events = await read_until(ws, StreamDecoder(), ends(3))
+    order = [e.id for e in events if isinstance(e, (Start, End))]
+    assert order == ["s0", "s0", "s1", "s1", "s2", "s2"]
+    last = next(e for e in events if isinstance(e, End) and e.id == "s2")
+    assert last.audio_s > 1.0 and pcm_bytes(events, "s2") == round(last.audio_s * 24000) * 2
+    assert all(not e.cancelled for e in events if isinstance(e, End))
+
+
+async def test_real_stream_reassembles_after_arbitrary_resplitting(model_server_url):
+    """What the platform may do to response parts: concatenate and cut anywhere."""
+    raw: list[bytes] = []
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize("Split me anywhere, please.", id="x")))
+        original = await read_until(ws, StreamDecoder(), ends(1), raw)
+    data = b"".join(raw)
+    rng = random.Random(7)
+    for _ in range(20):
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randint(1, 200)))
+        decoder, events = StreamDecoder(), []
+        for a, b in zip([0, *cuts], [*cuts, len(data)]):
+            events += decoder.feed(data[a:b])
+        assert events == original and decoder.pending == 0
+
+
+async def test_bad_messages_get_errors_and_session_goes_on(model_server_url):
+    bad = ["{oops", b"\xff\xfe", '{"type": "dance"}', '{"text": ""}', '{"text": "hi", "speed": 99}',
+           json.dumps({"text": "hi", "voice": "zz_nobody", "id": "v"}), "[]"]
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        for frame in bad:
+            await ws.send(frame)
+        await ws.send(encode_client_message(Synthesize("Still talking.", id="ok")))
+        events = await read_until(ws, StreamDecoder(), lambda ev: any(isinstance(e, End) for e in ev))
+    codes = [e.code for e in events if isinstance(e, Error)]
+    assert codes == ["bad_json", "bad_encoding", "unknown_type", "empty_text", "bad_speed",
+                     "unknown_voice", "bad_message"]
+    assert next(e for e in events if isinstance(e, Error) and e.code == "unknown_voice").id == "v"
+    assert pcm_bytes(events, "ok") > 0
+
+
+async def test_cancel_stops_the_current_utterance(model_server_url):
+    long_text = " ".join(f"This is sentence number {i} of a long paragraph." for i in range(12))
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize(long_text, id="long")))
+        decoder = StreamDecoder()
+        await read_until(ws, decoder, lambda ev: any(isinstance(e, Audio) for e in ev))
+        await ws.send('{"type": "cancel", "id": "long"}')
+        await ws.send(encode_client_message(Synthesize("After the cancel.", id="next")))
+        events = await read_until(ws, decoder, ends(2))
+    end = next(e for e in events if isinstance(e, End) and e.id == "long")
+    assert end.cancelled and end.audio_s < 20
+    assert pcm_bytes(events, "next") > 0
+
+
+async def test_close_finishes_queued_work_then_closes(model_server_url):
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize("Queued before close.", id="q")))
+        await ws.send(encode_client_message(Close()))
+        await ws.send(encode_client_message(Synthesize("Too late.", id="late")))
+        decoder, events = StreamDecoder(), []
+        with pytest.raises(websockets.ConnectionClosedOK):
+            while True:
+                events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=60))
+    assert any(isinstance(e, End) and e.id == "q" for e in events)
+    assert [e.code for e in events if isinstance(e, Error)] == ["session_closing"]
+
+
+async def test_new_session_accepted_while_another_synthesizes(model_server_url):
+    long_text = " ".join(f"Busy sentence {i} keeps the model working." for i in range(8))
+    async with websockets.connect(ws_url(model_server_url)) as busy:
+        await busy.send(encode_client_message(Synthesize(long_text, id="busy")))
+        await read_until(busy, StreamDecoder(), lambda ev: any(isinstance(e, Start) for e in ev))
+        async with websockets.connect(ws_url(model_server_url)) as second:
+            ready = StreamDecoder().feed(await asyncio.wait_for(second.recv(), timeout=10))
+            await second.send(encode_client_message(Synthesize("Me too.", id="m")))
+            events = await read_until(second, StreamDecoder(), ends(1))
+        assert isinstance(ready[0], Ready) and pcm_bytes(events, "m") > 0
+
+
+async def test_client_vanishing_mid_utterance_leaves_server_healthy(model_server_url):
+    for _ in range(3):
+        ws = await websockets.connect(ws_url(model_server_url))
+        await ws.send(encode_client_message(Synthesize("I will hang up on you now. " * 5)))
+        ws.transport.abort()  # a TCP reset: no closing handshake
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize("Healthy.", id="h")))
+        events = await read_until(ws, StreamDecoder(), ends(1))
+    assert pcm_bytes(events, "h") > 0
+
+
+async def test_oversized_frame_closes_only_that_session(model_server_url):
+    async with websockets.connect(ws_url(model_server_url), max_size=None) as ws:
+        await ws.recv()
+        await ws.send(b"x" * (2 << 20))
+        with pytest.raises(websockets.ConnectionClosed) as info:
+            await asyncio.wait_for(ws.recv(), timeout=30)
+    assert info.value.rcvd is None or info.value.rcvd.code == 1009
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(encode_client_message(Synthesize("Next session.", id="n")))
+        assert pcm_bytes(await read_until(ws, StreamDecoder(), ends(1)), "n") > 0
+
+
+async def test_frame_over_protocol_limit_is_an_error_not_a_close(model_server_url):
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(b"{" * (100 * 1024))
+        await ws.send(encode_client_message(Synthesize("Fine.", id="f")))
+        events = await read_until(ws, StreamDecoder(), ends(2))
+    assert [e.code for e in events if isinstance(e, Error)] == ["frame_too_large"]

@@ -7,6 +7,7 @@ server. Every botocore failure becomes a typed error with AWS's own reason in th
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -51,6 +52,8 @@ class EndpointState:
 class AwsApi(Protocol):
     """What the CLIs need from AWS; ``None`` means "does not exist", a failure raises a CliError."""
 
+    region: str
+
     def identity(self) -> Identity: ...
     def stack(self, name: str) -> StackState | None: ...
     def stack_failures(self, name: str) -> list[str]: ...
@@ -64,6 +67,17 @@ def _reason(err: Exception) -> str:
         info = err.response.get("Error", {})
         return f"{info.get('Code', 'Error')}: {info.get('Message', '')}".strip()
     return str(err)
+
+
+@contextlib.contextmanager
+def _translated(call: str) -> Iterator[None]:
+    """botocore's failures as the CLIs' typed errors: missing credentials are a prerequisite."""
+    try:
+        yield
+    except NoCredentialsError as err:
+        raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
+    except (ClientError, BotoCoreError) as err:
+        raise AwsCallFailed(f"{call}: {_reason(err)}") from err
 
 
 class Boto3Aws:
@@ -94,13 +108,12 @@ class Boto3Aws:
 
     def stack(self, name: str) -> StackState | None:
         try:
-            found = self._client("cloudformation").describe_stacks(StackName=name)["Stacks"]
-        except ClientError as err:
-            if "does not exist" in _reason(err):
+            with _translated(f"DescribeStacks {name}"):
+                found = self._client("cloudformation").describe_stacks(StackName=name)["Stacks"]
+        except AwsCallFailed as err:
+            if "does not exist" in err.message:
                 return None
-            raise AwsCallFailed(f"DescribeStacks {name}: {_reason(err)}") from err
-        except BotoCoreError as err:
-            raise AwsCallFailed(f"DescribeStacks {name}: {err}") from err
+            raise
         top = found[0]
         outputs = {o["OutputKey"]: o.get("OutputValue", "") for o in top.get("Outputs", [])}
         return StackState(name, top["StackStatus"], top.get("StackStatusReason"), outputs)
@@ -115,36 +128,31 @@ class Boto3Aws:
 
     def endpoint(self, name: str) -> EndpointState | None:
         try:
-            found = self._client("sagemaker").describe_endpoint(EndpointName=name)
-        except ClientError as err:
-            if "Could not find" in _reason(err):
+            with _translated(f"DescribeEndpoint {name}"):
+                found = self._client("sagemaker").describe_endpoint(EndpointName=name)
+        except AwsCallFailed as err:
+            if "Could not find" in err.message:
                 return None
-            raise AwsCallFailed(f"DescribeEndpoint {name}: {_reason(err)}") from err
-        except BotoCoreError as err:
-            raise AwsCallFailed(f"DescribeEndpoint {name}: {err}") from err
+            raise
         return EndpointState(name, found["EndpointStatus"], found.get("FailureReason"))
 
     def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes:
         runtime = self._client("sagemaker-runtime", _INVOKE)
-        try:
+        with _translated(f"InvokeEndpoint {name}"):
             reply = runtime.invoke_endpoint(
                 EndpointName=name, Body=body, ContentType="application/json", Accept=accept
             )
             return reply["Body"].read()
-        except (ClientError, BotoCoreError) as err:
-            raise AwsCallFailed(f"InvokeEndpoint {name}: {_reason(err)}") from err
 
     def invoke_agent_runtime(self, arn: str, session_id: str, payload: bytes) -> Iterator[str]:
         agentcore = self._client("bedrock-agentcore", _INVOKE)
-        try:
+        with _translated("InvokeAgentRuntime"):
             reply = agentcore.invoke_agent_runtime(
                 agentRuntimeArn=arn, runtimeSessionId=session_id, payload=payload,
                 contentType="application/json", accept="text/event-stream",
             )
             for raw in reply["response"].iter_lines():
                 yield raw.decode("utf-8", errors="replace")
-        except (ClientError, BotoCoreError) as err:
-            raise AwsCallFailed(f"InvokeAgentRuntime: {_reason(err)}") from err
 
 
 def failure_reasons(events: list[Mapping]) -> list[str]:

@@ -26,11 +26,13 @@ class CdkCall:
 
     argv: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Path = PROJECT_ROOT  # where cdk.json names the app
 
     def shell(self) -> str:
         """The exact command line, as a user would paste it into a shell (``--dry-run`` prints this)."""
         assignments = [f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())]
-        return " ".join([*assignments, *(shlex.quote(a) for a in self.argv)])
+        command = " ".join([*assignments, *(shlex.quote(a) for a in self.argv)])
+        return f"cd {shlex.quote(str(self.cwd))} && {command}"
 
 
 @dataclass(frozen=True)
@@ -104,5 +106,5 @@ def bootstrap(target: CdkTarget, account: str, region: str) -> CdkCall:
 
 
 def template_path(stack: str, output_dir: str = OUTPUT_DIR) -> Path:
-    """Where ``cdk synth`` writes a stack's template (relative to the project root)."""
-    return Path(output_dir) / f"{stack}.template.json"
+    """Where ``cdk synth`` writes a stack's template (a relative ``output_dir`` is the project root's)."""
+    return PROJECT_ROOT / output_dir / f"{stack}.template.json"

@@ -48,6 +48,14 @@ class Console:
             table.add_row(Text(key, style="bold"), Text(value))
         self.out.print(table)
 
+    def commands(self, commands: list[str]) -> None:
+        """``--dry-run``'s result: each command on one unwrapped line, ready to paste."""
+        if self.json_mode:
+            sys.stdout.write(json.dumps({"ok": True, "dry_run": True, "commands": commands}, indent=2) + "\n")
+            return
+        for command in commands:
+            self.out.print(Text(command), soft_wrap=True)
+
     def fail(self, error: CliError) -> ExitCode:
         """Report ``error`` to the user and return the exit code it maps to."""
         self.err.print(Text(f"error: {error.message}", style="bold red"))

@@ -47,11 +47,11 @@ def preflight(
     return aws, identity
 
 
-def synth(run: RunOptions, console: Console, stack: str, out_dir: str) -> Path:
-    """``cdk synth`` of one stack into ``out_dir``; returns its template's path."""
-    console.step(f"synthesizing {stack}")
-    runner.run_checked(cdk_command.synth(run.cdk_target(), stack, out_dir), "cdk synth", console.line)
-    template = cdk_command.PROJECT_ROOT / cdk_command.template_path(stack, out_dir)
+def synth(run: RunOptions, console: Console, stack: str, out_dir: str) -> Path | None:
+    """``cdk synth`` of one stack into ``out_dir``; returns its template's path (``None``: dry run)."""
+    if not execute(run, console, cdk_command.synth(run.cdk_target(), stack, out_dir), f"cdk synth {stack}"):
+        return None
+    template = cdk_command.template_path(stack, out_dir)
     if not template.is_file():
         raise CommandFailed(f"cdk synth wrote no template for {stack}", details=(str(template),))
     return template
@@ -81,14 +81,40 @@ def deploy(run: RunOptions, console: Console, aws: AwsApi, stack: str, assembly_
     return state
 
 
+def execute(run: RunOptions, console: Console, call: CdkCall, what: str) -> bool:
+    """Run one `cdk` command (``--dry-run``: print it instead); ``True`` when it ran."""
+    if run.dry_run:
+        print_plan(console, [call])
+        return False
+    console.step(what)
+    runner.run_checked(call, what, console.line)
+    return True
+
+
+def diff(run: RunOptions, console: Console, stack: str) -> None:
+    execute(run, console, cdk_command.diff(run.cdk_target(), stack), f"cdk diff {stack}")
+
+
 def destroy(run: RunOptions, console: Console, stack: str) -> None:
-    console.step(f"destroying {stack}")
-    runner.run_checked(cdk_command.destroy(run.cdk_target(), stack), "cdk destroy", console.line)
+    if execute(run, console, cdk_command.destroy(run.cdk_target(), stack), f"cdk destroy {stack}"):
+        console.result({"destroyed": stack})
 
 
 def print_plan(console: Console, calls: list[CdkCall], notes: list[str] = ()) -> None:
     """``--dry-run``: the exact commands, in order; nothing runs."""
     for note in notes:
         console.note(note)
-    console.result({"dry_run": True, "commands": [c.shell() for c in calls]},
-                   rows=[(f"{i}.", c.shell()) for i, c in enumerate(calls, 1)], title="would run")
+    console.commands([c.shell() for c in calls])
+
+
+def pinned_to(run: RunOptions, identity: Identity) -> RunOptions:
+    """Deploy exactly where the prerequisites were checked: the account and region boto3 resolved."""
+    return replace(run, context={**run.context, "region": identity.region, "account": identity.account})
+
+
+def stack_state(aws: AwsApi, stack: str) -> StackState:
+    """The deployed stack, or :class:`DeployFailed` saying that nothing is deployed there."""
+    state = aws.stack(stack)
+    if state is None:
+        raise DeployFailed(f"stack {stack} is not deployed in {aws.region}", fix="deploy it first, or check --region")
+    return state

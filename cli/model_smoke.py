@@ -17,11 +17,11 @@ import websockets
 
 from cli.aws_api import AwsApi
 from cli.errors import CliError, UsageError
-from cli.session_check import speak_once
-from cli.smoke_report import CheckResult, Outcome, SmokeReport, judge_pcm
+from cli.sagemaker_session import check_endpoint_session
+from cli.session_check import ChannelError, speak_once
+from cli.smoke_report import SMOKE_TEXT, CheckResult, Outcome, SmokeReport, judge_pcm
 from kokoro_server.protocol import SESSION_PATH
 
-SMOKE_TEXT = "Hello from Kokoro. The deployment works."
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # ~170 s of PCM16: far beyond one sentence
 
 
@@ -31,11 +31,11 @@ def request_body(voice: str | None) -> bytes:
 
 
 def parse_base_url(url: str) -> tuple[str, str]:
-    """``(http_base, session_url)`` for a model server given as http(s):// or ws(s)://host:port."""
+    """``(http_base, session_url)`` for a server given as http(s):// or ws(s)://host:port."""
     parts = urlsplit(url.strip())
     schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
     if parts.scheme not in schemes or not parts.hostname:
-        raise UsageError(f"not a model server URL: {url!r}", fix="give one like http://127.0.0.1:8090")
+        raise UsageError(f"not a server URL: {url!r}", fix="give one like http://127.0.0.1:8090")
     http_scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
     base = parts.path.rstrip("/")
     http_base = urlunsplit((http_scheme, parts.netloc, base, "", ""))
@@ -71,7 +71,10 @@ class WebSocketChannel:
         self._ws = connection
 
     async def send_binary(self, data: bytes) -> None:
-        await self._ws.send(data)  # bytes -> a BINARY frame
+        try:
+            await self._ws.send(data)  # bytes -> a BINARY frame
+        except websockets.ConnectionClosed as err:
+            raise ChannelError(f"the server closed the session (code {err.rcvd and err.rcvd.code})") from err
 
     async def parts(self):
         try:
@@ -113,8 +116,6 @@ def check_endpoint_invocations(aws: AwsApi, endpoint: str, voice: str | None) ->
 
 def smoke_endpoint(aws: AwsApi, endpoint: str, region: str, voice: str | None) -> SmokeReport:
     """Both paths of a deployed endpoint; the session path needs the SageMaker streaming client."""
-    from cli.sagemaker_session import check_endpoint_session
-
     checks = (
         check_endpoint_invocations(aws, endpoint, voice),
         asyncio.run(check_endpoint_session(endpoint, region, voice)),

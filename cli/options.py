@@ -21,7 +21,7 @@ RUN_PANEL = "How to run"
 def context_option(key: str) -> typer.models.OptionInfo:
     """``--key-name`` for the context key ``key``, with the stacks' help and default."""
     spec = _KEYS[key]
-    shown = f" [default: {spec.default}]" if spec.default is not None else ""
+    shown = f" (default: {spec.default})" if spec.default is not None else ""
     return typer.Option(f"--{key.replace('_', '-')}", help=spec.help + shown, rich_help_panel=SETTINGS_PANEL)
 
 
@@ -55,6 +55,11 @@ Bootstrap = Annotated[
     bool,
     typer.Option("--bootstrap", help="Run `cdk bootstrap` first when the environment is not bootstrapped.",
                  rich_help_panel=RUN_PANEL),
+]
+OutDir = Annotated[
+    Optional[str],
+    typer.Option(help="Cloud assembly directory: synth writes it, deploy deploys it (default: the "
+                 "project's cdk.out).", rich_help_panel=RUN_PANEL, show_default=False),
 ]
 CdkBin = Annotated[
     str,

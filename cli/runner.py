@@ -13,9 +13,8 @@ import subprocess
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from cli.cdk_command import PROJECT_ROOT, CdkCall
+from cli.cdk_command import CdkCall
 from cli.errors import CommandFailed, PrerequisiteMissing
 
 TAIL_LINES = 40
@@ -34,12 +33,12 @@ def failure_lines(tail: tuple[str, ...], limit: int = 12) -> tuple[str, ...]:
     return tuple((marked or list(tail))[-limit:])
 
 
-def run(call: CdkCall, on_line: Callable[[str], None], cwd: Path = PROJECT_ROOT) -> RunResult:
+def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
     """Run ``call`` to completion; stdout and stderr are merged, line by line, into ``on_line``."""
     try:
         child = subprocess.Popen(
             call.argv,
-            cwd=cwd,
+            cwd=call.cwd,
             env={**os.environ, **call.env},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -33,10 +33,15 @@ BINARY_FRAME_HINT = (
 )
 
 
+class ChannelError(Exception):
+    """The channel broke while sending; the message says how (refused, closed, stream failure)."""
+
+
 class Channel(Protocol):
     """A duplex byte channel: what the check needs from a WebSocket or a SageMaker stream."""
 
-    async def send_binary(self, data: bytes) -> None: ...
+    async def send_binary(self, data: bytes) -> None:
+        """Send ``data`` as one BINARY frame/part; raise :class:`ChannelError` when that fails."""
     def parts(self) -> AsyncIterator[bytes | str]: ...
     def closed_reason(self) -> str | None: ...
 
@@ -68,6 +73,8 @@ async def speak_once(
                             return _failed(name, f"over {MAX_AUDIO_S:.0f} s of audio for one sentence", started)
                     if isinstance(event, End) and event.id == SMOKE_ID:
                         return judge_pcm(name, bytes(pcm), time.monotonic() - started)
+    except ChannelError as err:
+        return _failed(name, f"sending failed: {err}", started)
     except TimeoutError:
         return _failed(name, f"no end of the utterance within {timeout_s:.0f} s ({len(pcm)} audio bytes)", started)
     except (ValueError, TypeError, AttributeError, KeyError) as err:  # StreamDecoder on a malformed reply

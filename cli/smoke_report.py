@@ -12,6 +12,7 @@ from enum import Enum
 from cli.errors import VerifyFailed
 from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH
 
+SMOKE_TEXT = "The deployment works."  # one short sentence: about 1.5 s of speech
 MIN_AUDIO_S = 0.3  # a spoken sentence is seconds long; less than this is silence or a stub
 
 
@@ -60,3 +61,8 @@ def judge_pcm(name: str, pcm: bytes, elapsed_s: float) -> CheckResult:
         return CheckResult(name, Outcome.FAILED, f"only {audio_s:.2f} s of audio came back", audio_s)
     detail = f"{audio_s:.2f} s of audio in {elapsed_s:.2f} s"
     return CheckResult(name, Outcome.PASSED, detail, round(audio_s, 3), round(elapsed_s, 3))
+
+
+def report_rows(report: SmokeReport) -> list[tuple[str, str]]:
+    """One table row per check, for people (``--json`` prints :meth:`SmokeReport.to_json`)."""
+    return [(c.name, f"{c.outcome.value.upper()}  {c.detail}") for c in report.checks]

@@ -1,0 +1,97 @@
+"""What `deploy-model` does, command by command, over the shared steps; the Typer layer only wires it.
+
+The one-shot deploy: prerequisites -> synth -> deploy -> wait for InService -> smoke both paths ->
+print what was deployed and how to use it. An endpoint that is InService but fails its session check
+is a failed deploy (exit 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cli import cdk_command, deploy_steps
+from cli.aws_api import AwsApi
+from cli.console import Console
+from cli.model_smoke import smoke_endpoint, smoke_url
+from cli.run_options import RunOptions
+from cli.smoke_report import SmokeReport, report_rows
+from cli.waiting import wait_for_endpoint
+
+Connect = Callable[[], AwsApi]
+
+
+def _docker_need(run: RunOptions) -> deploy_steps.DockerNeed:
+    if run.settings.model_image is not None:
+        return None
+    return (f"building the {run.settings.engine} model image from container/", "--image-uri")
+
+
+def _usage(region: str, endpoint: str) -> list[str]:
+    body = '{"text": "Hello there.", "format": "wav"}'
+    return [
+        f"deploy-agent --region {region}   # the agent finds this endpoint in the stack outputs",
+        f"deploy-model --region {region} smoke",
+        f"aws sagemaker-runtime invoke-endpoint --region {region} --endpoint-name {endpoint} "
+        f"--content-type application/json --cli-binary-format raw-in-base64-out --body '{body}' hello.wav",
+    ]
+
+
+def show_smoke(console: Console, report: SmokeReport) -> None:
+    console.result({"smoke": report.to_json()}, rows=report_rows(report), title=f"smoke: {report.target}")
+    report.raise_if_failed()
+
+
+def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) -> None:
+    stack = run.settings.model_stack_name
+    if run.dry_run:
+        calls = [cdk_command.synth(run.cdk_target(), stack, out_dir), deploy_steps.deploy_call(run, stack, out_dir)]
+        deploy_steps.print_plan(console, calls, ["then: wait for the endpoint InService, smoke both paths"])
+        return
+    aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run))
+    run = deploy_steps.pinned_to(run, identity)
+    template = deploy_steps.synth(run, console, stack, out_dir)
+    state = deploy_steps.deploy(run, console, aws, stack, out_dir)
+    endpoint = state.outputs.get("EndpointName", run.settings.endpoint_name)
+    console.step(f"waiting for endpoint {endpoint} to be InService")
+    wait_for_endpoint(aws, endpoint, on_progress=console.line)
+    console.step("verifying /invocations and a bidirectional session (binary frame)")
+    report = smoke_endpoint(aws, endpoint, identity.region, run.settings.voice)
+    for name, line in report_rows(report):
+        console.line(f"    {name}: {line}")
+    report.raise_if_failed()
+    result = {
+        "stack": stack, "status": state.status, "region": identity.region, "account": identity.account,
+        "endpoint_name": endpoint, "endpoint_arn": state.outputs.get("EndpointArn", ""),
+        "template": str(template), "smoke": report.to_json(), "next": _usage(identity.region, endpoint),
+    }
+    rows = [(k, str(result[k])) for k in ("stack", "region", "endpoint_name", "endpoint_arn")]
+    rows += [("next", line) for line in result["next"]]
+    console.result(result, rows=rows, title="deployed")
+
+
+def outputs(run: RunOptions, console: Console, connect: Connect) -> None:
+    aws = connect()
+    state = deploy_steps.stack_state(aws, run.settings.model_stack_name)
+    endpoint_name = state.outputs.get("EndpointName", run.settings.endpoint_name)
+    endpoint = aws.endpoint(endpoint_name)
+    result = {
+        "stack": state.name, "status": state.status, "outputs": dict(state.outputs),
+        "endpoint_status": endpoint.status if endpoint else "missing",
+        "endpoint_failure_reason": endpoint.failure_reason if endpoint else None,
+    }
+    rows = [("stack", f"{state.name} ({state.status})"), *state.outputs.items(),
+            ("endpoint", f"{endpoint_name}: {result['endpoint_status']}")]
+    console.result(result, rows=rows, title="deployed now")
+
+
+def smoke(run: RunOptions, console: Console, connect: Connect, url: str | None) -> None:
+    """Against ``url`` when given (a local server), else the deployed endpoint of the model stack."""
+    if url:
+        console.step(f"smoke: {url}")
+        show_smoke(console, smoke_url(url, run.settings.voice))
+        return
+    aws = connect()
+    state = deploy_steps.stack_state(aws, run.settings.model_stack_name)
+    endpoint = state.outputs.get("EndpointName", run.settings.endpoint_name)
+    console.step(f"smoke: endpoint {endpoint}")
+    show_smoke(console, smoke_endpoint(aws, endpoint, aws.region, run.settings.voice))

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""The CDK app: reads the context and the CDK CLI's environment once, then composes both stacks.
+
+``cdk synth`` works offline with no credentials and no Docker (images are only staged). A bad context
+value stops synth with a one-line error naming its key, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import aws_cdk as cdk
+
+from stacks.deployment import build_app
+from stacks.project_paths import ProjectPaths
+from stacks.settings import CONTEXT_KEYS, SettingsError, parse_settings
+
+
+def main() -> int:
+    app = cdk.App()
+    context = {key.name: app.node.try_get_context(key.name) for key in CONTEXT_KEYS}
+    try:
+        settings = parse_settings(
+            context,
+            # Set by the CDK CLI from AWS_REGION, the profile or its own fallback (NOTES 8).
+            fallback_region=os.environ.get("CDK_DEFAULT_REGION") or os.environ.get("AWS_REGION"),
+            fallback_account=os.environ.get("CDK_DEFAULT_ACCOUNT"),
+        )
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    build_app(app, settings, ProjectPaths(Path(__file__).resolve().parent))
+    app.synth()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

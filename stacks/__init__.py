@@ -1,0 +1,1 @@
+"""The two CDK stacks (model endpoint, voice agent), their settings and the constructs they compose."""

@@ -1,0 +1,65 @@
+"""Bundles the agent's code artifact on this machine, without Docker: the zip AgentCore runs on arm64.
+
+pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one (manylinux2014 aarch64,
+CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
+bundle holds the versions the tests ran. Next to the dependencies go the agent's sources and the session
+protocol module as ``kokoro_server.protocol`` (contract C).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsii
+from aws_cdk import DockerImage, ILocalBundling
+
+from stacks.project_paths import ProjectPaths
+
+ENTRYPOINT = "main.py"
+TARGET_PLATFORM = ("--platform", "manylinux2014_aarch64", "--implementation", "cp", "--python-version", "3.12")
+# BundlingOptions requires an image; it is never run, because AgentBundler either bundles or raises.
+UNUSED_BUNDLING_IMAGE = DockerImage.from_registry("public.ecr.aws/sam/build-python3.12")
+_SKIPPED_SOURCES = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "requirements.txt")
+
+
+class BundlingError(RuntimeError):
+    """The agent cannot be bundled; the message says which file or which pip step failed."""
+
+
+def pip_install_command(requirements: Path, target: Path, constraints: Path | None) -> list[str]:
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
+    return command + (["-c", str(constraints)] if constraints else [])
+
+
+def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
+    """Dependencies first, then the sources on top, so a dependency can never shadow the agent's code."""
+    requirements = paths.agent_dir / "requirements.txt"
+    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_module):
+        if not required.is_file():
+            raise BundlingError(f"cannot bundle the agent: {required} does not exist")
+    constraints = paths.root / "constraints.txt"
+    command = pip_install_command(requirements, output_dir, constraints if constraints.is_file() else None)
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise BundlingError(f"pip could not resolve the agent's arm64 dependencies:\n{result.stderr[-4000:]}")
+    shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
+    package = output_dir / "kokoro_server"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy2(paths.protocol_module, package / "protocol.py")
+
+
+@jsii.implements(ILocalBundling)
+class AgentBundler:
+    """The CDK side of :func:`bundle_agent`: called at synth unless bundling is skipped for the stack."""
+
+    def __init__(self, paths: ProjectPaths):
+        self._paths = paths
+
+    def try_bundle(self, output_dir: str, **_options: object) -> bool:
+        bundle_agent(self._paths, Path(output_dir))
+        return True

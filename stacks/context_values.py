@@ -1,0 +1,118 @@
+"""Typed readers for CDK context values: each one validates a single key and names it on failure.
+
+Values arrive as strings from ``-c key=value`` and as JSON scalars from ``cdk.json``; an absent or empty
+value means the key's default. The patterns are the services' own naming rules, so a bad name fails at
+synth instead of minutes into a deployment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+from stacks.bedrock_model import BedrockModel, parse_bedrock_model
+from stacks.ecr_image import EcrImage, parse_ecr_image
+
+T = TypeVar("T", bound=str)
+
+_REGION = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d$")
+_ACCOUNT = re.compile(r"^\d{12}$")
+_STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")  # CloudFormation
+_ENDPOINT_NAME = re.compile(r"^[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,62}$")  # SageMaker
+_RUNTIME_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}$")  # AgentCore: no hyphen (NOTES 4)
+_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+_VOICE = re.compile(r"^[a-z][a-z]_[a-z]+$")  # Kokoro: language + gender letter, "_", name
+_MAX_VALUE_CHARS = 256
+
+
+class SettingsError(ValueError):
+    """A context value is invalid; ``key`` is the context key, so the user knows what to change."""
+
+    def __init__(self, key: str, problem: str, value: object = None):
+        shown = "" if value is None else f", got {str(value)[:80]!r}"
+        super().__init__(f"context key '{key}': {problem}{shown} (set it with -c {key}=...)")
+        self.key = key
+
+
+class Reader:
+    """Reads keys from one context mapping, falling back to the documented defaults."""
+
+    def __init__(self, context: Mapping[str, object], defaults: Mapping[str, str | None]):
+        self._context = context
+        self._defaults = defaults
+
+    def raw(self, key: str) -> str | None:
+        value = self._context.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return self._defaults[key]
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise SettingsError(key, "expected a string or an integer", value)
+        text = str(value).strip()
+        if len(text) > _MAX_VALUE_CHARS or not text.isprintable():
+            raise SettingsError(key, f"expected at most {_MAX_VALUE_CHARS} printable characters", text)
+        return text
+
+    def _matching(self, key: str, pattern: re.Pattern[str], expected: str, fallback: str | None = None) -> str:
+        value = self.raw(key) or fallback
+        if value is None or not pattern.match(value):
+            raise SettingsError(key, f"expected {expected}", value)
+        return value
+
+    def region(self, key: str, fallback: str) -> str:
+        return self._matching(key, _REGION, "an AWS Region such as us-east-1", fallback)
+
+    def account(self, key: str, fallback: str | None) -> str | None:
+        value = self.raw(key) or fallback
+        if value is not None and not _ACCOUNT.match(value):
+            raise SettingsError(key, "expected a 12-digit AWS account id", value)
+        return value
+
+    def stack_name(self, key: str) -> str:
+        return self._matching(key, _STACK_NAME, "a stack name: a letter, then letters, digits or '-'")
+
+    def endpoint_name(self, key: str) -> str:
+        return self._matching(key, _ENDPOINT_NAME, "a SageMaker endpoint name: letters, digits, '-' (max 63)")
+
+    def runtime_name(self, key: str) -> str:
+        return self._matching(key, _RUNTIME_NAME, "an AgentCore runtime name: a letter, then letters, digits, '_'")
+
+    def instance_type(self, key: str) -> str:
+        return self._matching(key, _INSTANCE_TYPE, "a SageMaker instance type such as ml.g5.xlarge")
+
+    def voice(self, key: str) -> str:
+        return self._matching(key, _VOICE, "a Kokoro voice name such as af_heart")
+
+    def integer(self, key: str, *, low: int, high: int | None = None) -> int:
+        value = self.raw(key)
+        bounds = f">= {low}" if high is None else f"between {low} and {high}"
+        try:
+            number = int(value or "", 10)
+        except ValueError:
+            raise SettingsError(key, f"expected an integer {bounds}", value) from None
+        if number < low or (high is not None and number > high):
+            raise SettingsError(key, f"expected an integer {bounds}", value)
+        return number
+
+    def choice(self, key: str, choices: Sequence[T]) -> T:
+        value = self.raw(key)
+        for choice in choices:
+            if value == choice:
+                return choice
+        raise SettingsError(key, f"expected one of {', '.join(choices)}", value)
+
+    def ecr_image(self, key: str) -> EcrImage | None:
+        value = self.raw(key)
+        if value is None:
+            return None
+        try:
+            return parse_ecr_image(value)
+        except ValueError as error:
+            raise SettingsError(key, str(error), value) from None
+
+    def bedrock_model(self, key: str) -> BedrockModel:
+        value = self.raw(key) or ""
+        try:
+            return parse_bedrock_model(value)
+        except ValueError as error:
+            raise SettingsError(key, str(error), value) from None

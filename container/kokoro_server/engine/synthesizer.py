@@ -17,7 +17,7 @@ from kokoro_server.engine.backend import Backend
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
 
-WARM_UP_TEXT = "Warming up the speech model."
+WARM_UP_TEXT = "Ready."  # short: a random-weight test model speaks up to 1.25 s per phoneme
 
 
 class NothingToSay(ValueError):

@@ -1,0 +1,99 @@
+"""The engine in-process: chunking never truncates, voices and blends, silence trimming, real synthesis."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kokoro_server import assets as model_assets
+from kokoro_server.audio import first_audible_sample, to_pcm16, trim_silence
+from kokoro_server.engine.backend import MAX_PHONEMES, load_backend
+from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
+from kokoro_server.engine.synthesizer import NothingToSay, Synthesizer
+from kokoro_server.engine.voices import UnknownVoice, VoiceBank
+
+
+@pytest.fixture(scope="module")
+def assets():
+    return model_assets.resolve("onnx")
+
+
+@pytest.fixture(scope="module")
+def synth(assets):
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
+                       default_voice="af_heart")
+
+
+def test_one_chunk_per_sentence():
+    assert chunk_phonemes("hˈɛlO. ɡʊd dˈA! hˌW ɑɹ ju?") == ["hˈɛlO.", "ɡʊd dˈA!", "hˌW ɑɹ ju?"]
+
+
+def test_long_text_is_split_at_clauses_then_words_never_truncated():
+    clause = "ðɪs ɪz ə vˈɛɹi lˈɔŋ klˈɔz wɪð mˈɛni wˈɜɹdz ɪn ɪt,"
+    sentence = " ".join([clause] * 40)
+    chunks = chunk_phonemes(sentence)
+    assert len(chunks) > 1 and all(len(c) <= MAX_PHONEMES for c in chunks)
+    assert " ".join(chunks).split() == sentence.split()
+
+
+def test_one_enormous_word_is_cut_hard_but_kept():
+    word = "a" * 1300
+    chunks = chunk_phonemes(word)
+    assert "".join(chunks) == word and max(map(len, chunks)) <= MAX_PHONEMES
+
+
+def test_voice_bank_lists_english_voices_and_rejects_others(assets):
+    bank = VoiceBank(assets)
+    assert "af_heart" in bank.names and "bm_george" in bank.names
+    assert all(name[0] in "ab" for name in bank.names)
+    for bad in ["zz_none", "jf_alpha", "af_heart(0)", "af_heart(", "+", "af_heart+" * 9 + "af_bella", ""]:
+        with pytest.raises(UnknownVoice):
+            bank.get(bad)
+
+
+def test_blend_is_the_weighted_mean(assets):
+    bank = VoiceBank(assets)
+    a, b = bank.get("af_heart").table, bank.get("am_michael").table
+    mixed = bank.get("af_heart(3)+am_michael(1)")
+    np.testing.assert_allclose(mixed.table, 0.75 * a + 0.25 * b, rtol=1e-5, atol=1e-6)
+    assert mixed.lang == "a" and bank.get("bf_emma+af_heart").lang == "b"
+
+
+def test_trim_keeps_a_short_pause_and_fades_edges():
+    sr = 24000
+    tone = 0.5 * np.sin(np.linspace(0, 2 * np.pi * 220, sr)).astype(np.float32)
+    audio = np.concatenate([np.zeros(sr // 2, np.float32), tone, np.zeros(sr, np.float32)])
+    out = trim_silence(audio)
+    assert len(out) < len(audio) - sr // 2
+    assert first_audible_sample(out) <= int(0.03 * sr)
+    assert abs(out[0]) < 1e-3 and abs(out[-1]) < 1e-3  # no click at the cut
+    silence = np.zeros(sr, np.float32)
+    assert trim_silence(silence) is silence  # all-silent input is not hidden
+
+
+def test_pcm16_clips_instead_of_wrapping():
+    pcm = np.frombuffer(to_pcm16(np.array([2.0, -2.0, 0.0], np.float32)), "<i2")
+    assert pcm.tolist() == [32767, -32767, 0]
+
+
+def test_real_synthesis_starts_speaking_at_once(synth):
+    audio = synth.speak("Good morning, how are you?")
+    assert 0.8 < len(audio) / 24000 < 4
+    assert first_audible_sample(audio) < 0.1 * 24000  # trimmed: no 0.3 s lead-in
+
+
+def test_untrimmed_output_has_the_lead_in(assets):
+    raw = Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
+                      default_voice="af_heart", trim=False)
+    assert first_audible_sample(raw.speak("Good morning.")) >= 0.15 * 24000
+
+
+def test_nothing_to_say(synth):
+    with pytest.raises(NothingToSay):
+        synth.plan("... !!! ???", None, 1.0)
+
+
+def test_unknown_default_voice_fails_at_start(assets):
+    with pytest.raises(UnknownVoice):
+        Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
+                    default_voice="xx_missing")

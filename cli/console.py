@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.errors import CliError, ExitCode
+from cli.smoke_report import SmokeReport, report_rows
 
 
 @dataclass
@@ -47,6 +48,11 @@ class Console:
         for key, value in rows or [(k, str(v)) for k, v in data.items()]:
             table.add_row(Text(key, style="bold"), Text(value))
         self.out.print(table)
+
+    def smoke(self, report: SmokeReport) -> None:
+        """The ``smoke`` commands' result; a failed check then exits 1 with every failure listed."""
+        self.result({"smoke": report.to_json()}, rows=report_rows(report), title=f"smoke: {report.target}")
+        report.raise_if_failed()
 
     def commands(self, commands: list[str]) -> None:
         """``--dry-run``'s result: each command on one unwrapped line, ready to paste."""

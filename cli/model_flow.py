@@ -14,7 +14,7 @@ from cli.aws_api import AwsApi
 from cli.console import Console
 from cli.model_smoke import smoke_endpoint, smoke_url
 from cli.run_options import RunOptions
-from cli.smoke_report import SmokeReport, report_rows
+from cli.smoke_report import report_rows
 from cli.waiting import wait_for_endpoint
 
 Connect = Callable[[], AwsApi]
@@ -34,11 +34,6 @@ def _usage(region: str, endpoint: str) -> list[str]:
         f"aws sagemaker-runtime invoke-endpoint --region {region} --endpoint-name {endpoint} "
         f"--content-type application/json --cli-binary-format raw-in-base64-out --body '{body}' hello.wav",
     ]
-
-
-def show_smoke(console: Console, report: SmokeReport) -> None:
-    console.result({"smoke": report.to_json()}, rows=report_rows(report), title=f"smoke: {report.target}")
-    report.raise_if_failed()
 
 
 def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) -> None:
@@ -88,10 +83,10 @@ def smoke(run: RunOptions, console: Console, connect: Connect, url: str | None) 
     """Against ``url`` when given (a local server), else the deployed endpoint of the model stack."""
     if url:
         console.step(f"smoke: {url}")
-        show_smoke(console, smoke_url(url, run.settings.voice))
+        console.smoke(smoke_url(url, run.settings.voice))
         return
     aws = connect()
     state = deploy_steps.stack_state(aws, run.settings.model_stack_name)
     endpoint = state.outputs.get("EndpointName", run.settings.endpoint_name)
     console.step(f"smoke: endpoint {endpoint}")
-    show_smoke(console, smoke_endpoint(aws, endpoint, aws.region, run.settings.voice))
+    console.smoke(smoke_endpoint(aws, endpoint, aws.region, run.settings.voice))

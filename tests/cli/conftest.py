@@ -1,0 +1,61 @@
+"""Fixtures for the CLI tests: a moto server standing in for AWS, and an environment with no AWS at all."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from servers import REPO, free_port, wait_ready
+
+NO_AWS = {
+    "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+AWS_VARS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+            "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE")
+
+
+def env_without_aws(**extra: str) -> dict[str, str]:
+    """This process's environment with every AWS credential source removed (plus ``extra``)."""
+    env = {k: v for k, v in os.environ.items() if k not in AWS_VARS and k != "CI"}
+    return {**env, **NO_AWS, **extra}
+
+
+@pytest.fixture
+def no_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in AWS_VARS:
+        monkeypatch.delenv(key, raising=False)
+    for key, value in NO_AWS.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(scope="session")
+def moto_url() -> Iterator[str]:
+    """A real moto server on a loopback port: AWS's APIs, answered locally."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(f"{url}/moto-api/", proc, timeout=60)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+@pytest.fixture
+def moto_env(moto_url: str, no_aws: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point boto3 at the moto server with throwaway credentials."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    return moto_url

@@ -30,7 +30,7 @@ class BundlingError(RuntimeError):
 
 
 def pip_install_command(requirements: Path, target: Path, constraints: Path | None) -> list[str]:
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
     command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
     return command + (["-c", str(constraints)] if constraints else [])
 

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from aws_cdk import Stack
 from aws_cdk import aws_iam as iam
+from constructs import IDependable
 
 from stacks.nag import acknowledge, wildcard_resource
 
 PULL_ACTIONS = ("ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage")
 
 
-def grant_ecr_pull(role: iam.IRole, repository_arn: str) -> None:
-    """Layer pulls on exactly ``repository_arn``; the login token action has no resource-level scope."""
-    role.add_to_principal_policy(
+def grant_ecr_pull(role: iam.IRole, repository_arn: str) -> IDependable | None:
+    """Layer pulls on exactly ``repository_arn``; the login token action has no resource-level scope.
+
+    Returns the policy, for resources that must not be created before the role can pull.
+    """
+    pull = role.add_to_principal_policy(
         iam.PolicyStatement(sid="PullImage", actions=list(PULL_ACTIONS), resources=[repository_arn])
     )
     role.add_to_principal_policy(
@@ -22,3 +26,4 @@ def grant_ecr_pull(role: iam.IRole, repository_arn: str) -> None:
         wildcard_resource(Stack.of(role), "*"): "ecr:GetAuthorizationToken has no resource-level permissions "
         "(IAM service authorization reference); the pull itself is limited to one repository.",
     })
+    return pull.policy_dependable

@@ -45,7 +45,7 @@ class ModelEndpoint(Construct):
             assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
             description=f"Runs the {settings.endpoint_name} model container: image pull, its logs, metrics",
         )
-        image.grant_pull(self.role)
+        pull_policy = image.grant_pull(self.role)
         self._grant_logs_and_metrics(settings.endpoint_name)
 
         self.model = sagemaker.CfnModel(
@@ -58,7 +58,8 @@ class ModelEndpoint(Construct):
             # The image carries its weights and voices; the server never needs the network.
             enable_network_isolation=True,
         )
-        self.model.node.add_dependency(self.role)  # the pull policy must exist before SageMaker pulls
+        if pull_policy is not None:
+            self.model.node.add_dependency(pull_policy)  # SageMaker checks image access at CreateModel
         acknowledge(self.model, {
             "AwsSolutions-SM1": "Network isolation blocks all outbound traffic from the container, which is "
             "stricter than a VPC and needs no NAT gateway or VPC endpoints; callers reach it only via SageMaker.",

@@ -11,7 +11,7 @@ from pathlib import Path
 from aws_cdk import Stack
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
-from constructs import Construct
+from constructs import Construct, IDependable
 
 from stacks.ecr_image import EcrImage
 from stacks.ecr_pull import grant_ecr_pull
@@ -40,5 +40,5 @@ class ModelImage(Construct):
         self.image_uri = asset.image_uri
         self._repository_arn = asset.repository.repository_arn
 
-    def grant_pull(self, role: iam.IRole) -> None:
-        grant_ecr_pull(role, self._repository_arn)
+    def grant_pull(self, role: iam.IRole) -> IDependable | None:
+        return grant_ecr_pull(role, self._repository_arn)

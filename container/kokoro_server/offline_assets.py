@@ -88,16 +88,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["build"])
     parser.add_argument("--dest", type=Path, default=Path("assets"))
+    parser.add_argument("--parts", default="onnx,voices,spacy",
+                        help="comma-separated subset of onnx, voices, spacy (the image builds them apart)")
     args = parser.parse_args(argv)
+    builders = {"onnx": lambda: build_onnx(args.dest), "voices": lambda: build_voices(args.dest),
+                "spacy": install_spacy_model}
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(builders))
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(unknown)}; choose from {', '.join(builders)}")
     args.dest.mkdir(parents=True, exist_ok=True)
     try:
-        onnx = build_onnx(args.dest)
-        voices = build_voices(args.dest)
-        install_spacy_model()
+        for part in parts:
+            builders[part]()
+            print(f"{part}: ready")
     except AssetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    print(f"weights {onnx}, {len(list(voices.glob('*.bin')))} voices in {voices}, spaCy model ready")
     return 0
 
 

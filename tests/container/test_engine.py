@@ -97,3 +97,4 @@ def test_unknown_default_voice_fails_at_start(assets):
     with pytest.raises(UnknownVoice):
         Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
                     default_voice="xx_missing")
+

@@ -26,7 +26,9 @@ def test_port_and_serve_entry():
 
 def test_every_stage_is_amd64_and_engine_selectable():
     froms = re.findall(r"^FROM (.+)$", DOCKERFILE, re.M)
-    assert all("--platform=linux/amd64" in f for f in froms if "engine-${ENGINE}" not in f)
+    stages = set(re.findall(r"^FROM .+ AS (\S+)$", DOCKERFILE, re.M)) | {"engine-${ENGINE}"}
+    external = [f for f in froms if f.split(" AS ")[0].split()[-1] not in stages]
+    assert external and all("--platform=linux/amd64" in f for f in external)
     assert "ARG ENGINE=torch" in DOCKERFILE and "AS engine-torch" in DOCKERFILE and "AS engine-onnx" in DOCKERFILE
 
 

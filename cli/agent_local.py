@@ -1,0 +1,167 @@
+"""``deploy-agent local`` and ``deploy-agent invoke``: the voice agent end to end without AWS.
+
+``local`` runs the agent app on this machine against a model server (one it starts itself unless
+``--model-url`` names one). With ``--prompt`` it asks one question instead of serving and writes
+``answer.wav`` + ``report.json``; ``invoke`` does the same against an agent that is already running,
+local (a URL) or deployed (an AgentCore runtime ARN). Both read the answer with the one recorder in
+:mod:`voice_agent.answer_recording`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import httpx
+import typer
+
+from cli.agent_local_servers import agent_server_thread, model_server_process
+from cli.aws_api import Boto3Aws
+from cli.console import Console
+from cli.errors import UsageError, VerifyFailed
+from cli.model_smoke import parse_base_url
+from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
+from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, AgentSettings, LlmSettings, SettingsError, TtsSettings
+
+ANSWER_TIMEOUT_S = 300.0
+
+
+class LlmChoice(str, Enum):
+    bedrock = "bedrock"
+    openai = "openai"
+    scripted = "scripted"
+
+
+class EngineChoice(str, Enum):
+    onnx = "onnx"
+    torch = "torch"
+
+
+Prompt = Annotated[Optional[str], typer.Option(help="Ask this one question, write --out, and exit.")]
+Out = Annotated[Path, typer.Option(help="Folder for answer.wav and report.json.")]
+VoiceName = Annotated[str, typer.Option(help="Kokoro voice, e.g. af_heart, am_michael, bf_emma.")]
+Speed = Annotated[float, typer.Option(help="Speaking rate, 0.5 to 2.0.")]
+
+
+def local_settings(
+    model_url: str, llm: LlmChoice | None, reply: str, tokens_per_s: float,
+    llm_model_id: str | None, llm_base_url: str | None, region: str | None, voice: str, speed: float,
+) -> AgentSettings:
+    """The agent's settings from the command's options; no LLM configured means the scripted reply."""
+    provider = llm or (LlmChoice.openai if llm_base_url else LlmChoice.bedrock if llm_model_id else LlmChoice.scripted)
+    try:
+        return AgentSettings(
+            tts=TtsSettings(transport="websocket", url=model_url, voice=voice, speed=speed),
+            llm=LlmSettings(provider=provider.value, model_id=llm_model_id, base_url=llm_base_url,
+                            region=region, reply=reply, tokens_per_s=tokens_per_s),
+        )
+    except SettingsError as err:
+        raise UsageError(str(err)) from None
+
+
+def _payload(prompt: str, voice: str | None, speed: float | None) -> dict:
+    body: dict = {"prompt": prompt}
+    if voice:
+        body["voice"] = voice
+    if speed is not None:
+        body["speed"] = speed
+    return body
+
+
+@contextlib.contextmanager
+def _url_lines(url: str, payload: dict) -> Iterator[Iterator[str]]:
+    http_base, _ = parse_base_url(url)
+    try:
+        with httpx.Client(timeout=httpx.Timeout(ANSWER_TIMEOUT_S, connect=10.0)) as client, client.stream(
+            "POST", f"{http_base}/invocations", json=payload, headers={"accept": "text/event-stream"}
+        ) as reply:
+            if reply.status_code != 200:
+                body = reply.read()[:300].decode("utf-8", errors="replace")
+                raise VerifyFailed(f"the agent at {http_base} answered HTTP {reply.status_code}: {body}")
+            yield reply.iter_lines()
+    except httpx.HTTPError as err:
+        raise VerifyFailed(f"cannot reach the agent at {http_base}: {type(err).__name__}: {err}") from err
+
+
+def ask(target: str, payload: dict, region: str | None = None, profile: str | None = None) -> AnswerRecording:
+    """One question to a running agent: an http(s):// URL, or an AgentCore runtime ARN."""
+    started = time.monotonic()
+    if target.startswith("arn:"):
+        session_id = f"deploy-agent-invoke-{uuid.uuid4().hex}"  # the API wants 33+ characters
+        region = region or target.split(":")[3]
+        lines = Boto3Aws(region=region, profile=profile).invoke_agent_runtime(
+            target, session_id, json.dumps(payload).encode()
+        )
+        return record_answer(events_from_sse(lines), started)
+    with _url_lines(target, payload) as lines:
+        return record_answer(events_from_sse(lines), started)
+
+
+def _report(console: Console, answer: AnswerRecording, out: Path) -> None:
+    wav_path, report_path = write_answer(answer, out)
+    for line in timeline(answer):
+        console.line(line)
+    console.note(f"wrote {wav_path} and {report_path}")
+    if answer.error:
+        raise VerifyFailed(f"the agent answered with an error: {answer.error.code}: {answer.error.message}")
+
+
+def local(
+    prompt: Prompt = None,
+    out: Out = Path("out/agent-local"),
+    model_url: Annotated[Optional[str], typer.Option(help="A running model server; default: start one.")] = None,
+    engine: Annotated[EngineChoice, typer.Option(help="Engine of the model server started here.")] = EngineChoice.onnx,
+    llm: Annotated[Optional[LlmChoice], typer.Option(help="LLM provider; default: scripted unless an LLM is given.")] = None,
+    reply: Annotated[str, typer.Option(help="What the scripted LLM says.")] = DEFAULT_SCRIPTED_REPLY,
+    tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed, words per second.")] = 20.0,
+    llm_model_id: Annotated[Optional[str], typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
+    llm_base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
+    region: Annotated[Optional[str], typer.Option(help="AWS region for Bedrock.")] = None,
+    voice: VoiceName = "af_heart",
+    speed: Speed = 1.0,
+    host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
+) -> None:
+    """Run the voice agent on this machine; with --prompt, ask one question and record the answer."""
+    from voice_agent.app import create_app
+
+    console = Console()
+    with console.reporting_errors(), contextlib.ExitStack() as stack:
+        if model_url is None:
+            console.step(f"starting a local model server ({engine.value})")
+            model_url = stack.enter_context(model_server_process(engine.value))
+        settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed)
+        app = create_app(settings)
+        if prompt is None:
+            console.step(f"agent on http://{host}:{port}/invocations (model server {model_url}); Ctrl-C stops")
+            import uvicorn
+
+            uvicorn.run(app, host=host, port=port, log_level="warning")
+            return
+        agent_url = stack.enter_context(agent_server_thread(app))
+        console.step(f"asking the agent ({settings.llm.provider} LLM, model server {model_url})")
+        _report(console, ask(agent_url, _payload(prompt, None, None)), out)
+
+
+def invoke(
+    target: Annotated[str, typer.Argument(help="Agent URL (http://127.0.0.1:8080) or AgentCore runtime ARN.")],
+    prompt: Annotated[str, typer.Option(help="The question.")],
+    out: Out = Path("out/agent-invoke"),
+    voice: Annotated[Optional[str], typer.Option(help="Voice for this answer (default: the agent's).")] = None,
+    speed: Annotated[Optional[float], typer.Option(help="Speaking rate for this answer, 0.5 to 2.0.")] = None,
+    region: Annotated[Optional[str], typer.Option(help="Region of the runtime (default: from the ARN).")] = None,
+    profile: Annotated[Optional[str], typer.Option(help="AWS profile for a runtime ARN.")] = None,
+) -> None:
+    """Ask a running agent one question and write answer.wav and report.json."""
+    console = Console()
+    with console.reporting_errors():
+        if not target.startswith(("arn:", "http://", "https://")):
+            raise UsageError(f"not an agent URL or runtime ARN: {target[:100]!r}",
+                             fix="give http://127.0.0.1:8080 or arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID")
+        _report(console, ask(target, _payload(prompt, voice, speed), region, profile), out)

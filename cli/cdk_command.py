@@ -15,6 +15,9 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PINNED_CDK = PROJECT_ROOT / "node_modules" / ".bin" / "cdk"
 OUTPUT_DIR = "cdk.out"
+# Only the named stack: the two stacks are independent, and without it `cdk` bundles every stack's
+# assets (the model CLI would pip-install the agent's arm64 bundle just to synth the endpoint).
+EXCLUSIVELY = "--exclusively"
 
 # The jsii runtime warns on every run that Node 20 is past end of life (NOTES 8): noise in CI logs.
 _QUIET_NODE = {"JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
@@ -66,12 +69,12 @@ class CdkTarget:
 
 def synth(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
     """``cdk synth``: works offline with no credentials and no Docker (images are only staged)."""
-    argv = [target.cdk_bin, "synth", stack, *target.common(), "--output", output_dir, "--quiet"]
+    argv = [target.cdk_bin, "synth", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--quiet"]
     return CdkCall(tuple(argv), target.env(offline=True))
 
 
 def diff(target: CdkTarget, stack: str) -> CdkCall:
-    return CdkCall((target.cdk_bin, "diff", stack, *target.common()), target.env())
+    return CdkCall((target.cdk_bin, "diff", stack, EXCLUSIVELY, *target.common()), target.env())
 
 
 def deploy(
@@ -86,7 +89,7 @@ def deploy(
 
     ``direct`` deploys without a change set: moto's CloudFormation drops the outputs of change sets.
     """
-    argv = [target.cdk_bin, "deploy", stack, *target.common(), "--outputs-file", outputs_file]
+    argv = [target.cdk_bin, "deploy", stack, EXCLUSIVELY, *target.common(), "--outputs-file", outputs_file]
     argv += ["--require-approval", "never" if approve_all else "broadening"]
     if target.unattended:
         argv += ["--progress", "events"]
@@ -97,7 +100,7 @@ def deploy(
 
 def destroy(target: CdkTarget, stack: str) -> CdkCall:
     """``cdk destroy --force``: the CLI asks for confirmation itself (or was given ``--yes``)."""
-    return CdkCall((target.cdk_bin, "destroy", stack, *target.common(), "--force"), target.env())
+    return CdkCall((target.cdk_bin, "destroy", stack, EXCLUSIVELY, *target.common(), "--force"), target.env())
 
 
 def bootstrap(target: CdkTarget, account: str, region: str) -> CdkCall:

@@ -91,7 +91,7 @@ class WebSocketChannel:
 async def check_ws_session(session_url: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
     started = time.monotonic()
     try:
-        async with websockets.connect(session_url, open_timeout=10, max_size=4 * 1024 * 1024) as ws:
+        async with websockets.connect(session_url, open_timeout=10, close_timeout=2, max_size=4 * 1024 * 1024) as ws:
             return await speak_once(WebSocketChannel(ws), SMOKE_TEXT, voice, timeout_s=timeout_s)
     except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as err:
         detail = f"cannot open {session_url}: {type(err).__name__}: {err}"

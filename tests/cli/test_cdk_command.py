@@ -13,7 +13,7 @@ TARGET = CdkTarget(context={"voice": "af_heart", "engine": "onnx"}, region="eu-w
 
 def test_synth_passes_context_sorted_and_runs_offline():
     call = cdk_command.synth(TARGET, "KokoroTtsModel", "/tmp/out")
-    assert call.argv == ("/x/cdk", "synth", "KokoroTtsModel", "-c", "engine=onnx", "-c", "voice=af_heart",
+    assert call.argv == ("/x/cdk", "synth", "KokoroTtsModel", "--exclusively", "-c", "engine=onnx", "-c", "voice=af_heart",
                          "--output", "/tmp/out", "--quiet")
     assert call.env["AWS_REGION"] == call.env["AWS_DEFAULT_REGION"] == "eu-west-1"
     assert call.env["AWS_EC2_METADATA_DISABLED"] == "true"
@@ -32,7 +32,7 @@ def test_deploy_flags_follow_approval_and_attendance():
 
 def test_a_synthesized_assembly_and_a_profile_are_passed_through():
     call = cdk_command.deploy(replace(TARGET, app="/a", profile="dev"), "S", approve_all=True, outputs_file="o")
-    assert call.argv[3:5] == ("--app", "/a")
+    assert call.argv[3:6] == ("--exclusively", "--app", "/a")
     assert ("--profile", "dev") == call.argv[call.argv.index("--profile"):call.argv.index("--profile") + 2]
 
 

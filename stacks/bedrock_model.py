@@ -48,7 +48,7 @@ def parse_bedrock_model(model_id: str) -> BedrockModel:
     """Raise ``ValueError`` unless ``model_id`` is a foundation-model id, optionally profile-prefixed."""
     head, _, rest = model_id.partition(".")
     profile, base = (head, rest) if head in PROFILE_PREFIXES else (None, model_id)
-    if not _FOUNDATION_MODEL.match(base):
+    if not _FOUNDATION_MODEL.fullmatch(base):
         raise ValueError(
             "expected a Bedrock model id such as anthropic.claude-haiku-4-5-20251001-v1:0, optionally "
             f"prefixed by an inference profile ({', '.join(p + '.' for p in PROFILE_PREFIXES)})"

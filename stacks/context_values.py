@@ -55,7 +55,7 @@ class Reader:
 
     def _matching(self, key: str, pattern: re.Pattern[str], expected: str, fallback: str | None = None) -> str:
         value = self.raw(key) or fallback
-        if value is None or not pattern.match(value):
+        if value is None or not pattern.fullmatch(value):
             raise SettingsError(key, f"expected {expected}", value)
         return value
 
@@ -64,7 +64,7 @@ class Reader:
 
     def account(self, key: str, fallback: str | None) -> str | None:
         value = self.raw(key) or fallback
-        if value is not None and not _ACCOUNT.match(value):
+        if value is not None and not _ACCOUNT.fullmatch(value):
             raise SettingsError(key, "expected a 12-digit AWS account id", value)
         return value
 

@@ -1,0 +1,123 @@
+"""parse_settings: documented defaults, every key's validation, and the rules between keys.
+
+(Named test_stack_settings, not test_settings: tests/ has no packages, and the agent and the server
+have settings modules of their own.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stacks.bedrock_model import BedrockModel
+from stacks.settings import CONTEXT_DEFAULTS, CONTEXT_KEYS, DeploySettings, SettingsError, parse_settings
+
+AGENT_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:v1"
+
+
+def test_no_context_gives_the_documented_defaults():
+    settings = parse_settings({})
+    assert settings == DeploySettings(
+        region="us-east-1",
+        account=None,
+        model_stack_name="KokoroTtsModel",
+        agent_stack_name="KokoroVoiceAgent",
+        endpoint_name="kokoro-tts",
+        instance_type="ml.g5.xlarge",
+        instance_count=1,
+        min_instances=1,
+        max_instances=2,
+        sessions_per_instance=4,
+        engine="torch",
+        model_image=None,
+        voice="af_heart",
+        model=BedrockModel("anthropic.claude-haiku-4-5-20251001-v1:0", "global"),
+        agent_artifact="code",
+        agent_image=None,
+        runtime_name="kokoro_voice_agent",
+    )
+
+
+def test_every_context_key_is_a_settings_field_with_help():
+    fields = set(DeploySettings.__dataclass_fields__)
+    renamed = {"image_uri": "model_image", "agent_image_uri": "agent_image", "model_id": "model"}
+    assert {renamed.get(key.name, key.name) for key in CONTEXT_KEYS} == fields
+    assert all(key.help for key in CONTEXT_KEYS)
+    assert len(CONTEXT_DEFAULTS) == len(CONTEXT_KEYS)
+
+
+def test_region_and_account_fall_back_to_the_cli_environment_and_context_wins():
+    assert parse_settings({}, fallback_region="eu-west-1", fallback_account="111122223333").region == "eu-west-1"
+    settings = parse_settings({"region": "ap-south-1", "account": "222233334444"}, fallback_account="111122223333")
+    assert (settings.region, settings.account) == ("ap-south-1", "222233334444")
+
+
+def test_cdk_json_integers_and_padded_strings_are_accepted():
+    settings = parse_settings({"max_instances": 5, "instance_count": " 3 ", "engine": "onnx "})
+    assert (settings.max_instances, settings.instance_count, settings.engine) == (5, 3, "onnx")
+
+
+def test_empty_values_mean_the_default():
+    assert parse_settings({"instance_type": "", "image_uri": "  "}) == parse_settings({})
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("region", "mars-1", "an AWS Region"),
+        ("region", "US-EAST-1", "an AWS Region"),
+        ("account", "1234", "12-digit"),
+        ("model_stack_name", "1stack", "stack name"),
+        ("agent_stack_name", "Agent_Stack", "stack name"),
+        ("endpoint_name", "kokoro_tts", "SageMaker endpoint name"),
+        ("endpoint_name", "k" * 64, "SageMaker endpoint name"),
+        ("instance_type", "g5.xlarge", "SageMaker instance type"),
+        ("instance_type", "ml.g5.xlarge; rm -rf /", "SageMaker instance type"),
+        ("instance_count", "abc", "integer between 1 and 2"),
+        ("instance_count", "0", "integer between 1 and 2"),
+        ("instance_count", "3", "integer between 1 and 2"),
+        ("instance_count", "1.5", "integer between 1 and 2"),
+        ("min_instances", "0", "integer >= 1"),
+        ("min_instances", "-1", "integer >= 1"),
+        ("max_instances", "1e3", "integer >= 1"),
+        ("sessions_per_instance", "0", "integer between 1 and 64"),
+        ("sessions_per_instance", "9" * 40, "integer between 1 and 64"),
+        ("engine", "tensorflow", "one of torch, onnx"),
+        ("engine", "TORCH", "one of torch, onnx"),
+        ("image_uri", "kokoro:latest", "ECR image URI"),
+        ("voice", "Heart", "Kokoro voice name"),
+        ("voice", "af_heart.pt", "Kokoro voice name"),
+        ("model_id", "gpt-4o", "Bedrock model id"),
+        ("agent_artifact", "zip", "one of code, container, image"),
+        ("runtime_name", "kokoro-voice-agent", "AgentCore runtime name"),
+        ("runtime_name", "_agent", "AgentCore runtime name"),
+        ("runtime_name", "a" * 49, "AgentCore runtime name"),
+    ],
+)
+def test_each_bad_value_names_its_key(key: str, value: str, expected: str):
+    with pytest.raises(SettingsError, match=expected) as caught:
+        parse_settings({key: value})
+    assert caught.value.key == key
+    assert str(caught.value).startswith(f"context key '{key}': ")
+    assert f"-c {key}=" in str(caught.value)
+
+
+def test_bounds_are_checked_against_each_other():
+    with pytest.raises(SettingsError, match="max_instances': expected an integer >= 3"):
+        parse_settings({"min_instances": "3", "max_instances": "2"})
+    assert parse_settings({"min_instances": "2", "max_instances": "3", "instance_count": "2"}).instance_count == 2
+
+
+def test_image_artifact_and_its_uri_come_together():
+    with pytest.raises(SettingsError, match="agent_image_uri': is required by agent_artifact=image"):
+        parse_settings({"agent_artifact": "image"})
+    with pytest.raises(SettingsError) as caught:
+        parse_settings({"agent_image_uri": AGENT_IMAGE})  # would be silently ignored with agent_artifact=code
+    assert caught.value.key == "agent_image_uri"
+    settings = parse_settings({"agent_artifact": "image", "agent_image_uri": AGENT_IMAGE})
+    assert settings.agent_image is not None and settings.agent_image.repository == "agent"
+
+
+def test_settings_are_frozen():
+    settings = parse_settings({})
+    with pytest.raises(AttributeError):
+        settings.instance_type = "ml.p5.48xlarge"  # type: ignore[misc]

@@ -69,7 +69,7 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) ->
         "runtime_arn": runtime_arn, "runtime_id": state.outputs.get("RuntimeId", ""), "endpoint_name": endpoint,
         "template": str(template), "smoke": report.to_json(),
         "next": [f"deploy-agent --region {identity.region} smoke",
-                 f"deploy-agent invoke --runtime-arn {runtime_arn} --prompt '{SMOKE_PROMPT}' --out answer"],
+                 f"deploy-agent invoke {runtime_arn} --prompt '{SMOKE_PROMPT}' --out answer"],
     }
     rows = [(k, str(result[k])) for k in ("stack", "region", "runtime_arn", "runtime_id", "endpoint_name")]
     console.result(result, rows=rows + [("next", line) for line in result["next"]], title="deployed")

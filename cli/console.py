@@ -50,9 +50,9 @@ class Console:
         self.out.print(table)
 
     def smoke(self, report: SmokeReport) -> None:
-        """The ``smoke`` commands' result; a failed check then exits 1 with every failure listed."""
+        """The ``smoke`` commands' result; a failed check exits 1 instead, listing every failure."""
+        report.raise_if_failed()  # one JSON document on stdout either way: the result or the error
         self.result({"smoke": report.to_json()}, rows=report_rows(report), title=f"smoke: {report.target}")
-        report.raise_if_failed()
 
     def commands(self, commands: list[str]) -> None:
         """``--dry-run``'s result: each command on one unwrapped line, ready to paste."""

@@ -1,0 +1,140 @@
+"""The answer pipeline: LLM deltas -> segmenter -> one speech session -> events, on real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from kokoro_server.protocol import Close, Synthesize
+from scripted_model_server import Peer, greet, scripted_model_server
+from servers import free_port
+from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
+from voice_agent.pipeline import Voice, speak_answer
+from voice_agent.segmenter import Segmenter
+from voice_agent.tts_client import TtsSession
+from voice_agent.tts_client.websocket import WebSocketConnector
+
+VOICE = Voice("af_heart", 1.0)
+
+
+async def deltas_of(*chunks: str) -> AsyncIterator[str]:
+    for chunk in chunks:
+        await asyncio.sleep(0)
+        yield chunk
+
+
+def session_at(url: str, timeout_s: float = 20.0) -> TtsSession:
+    return TtsSession(WebSocketConnector(url), timeout_s=timeout_s)
+
+
+async def collect(deltas: AsyncIterator[str], url: str, timeout_s: float = 20.0) -> list:
+    return [e async for e in speak_answer(deltas, session_at(url, timeout_s), Segmenter(), VOICE)]
+
+
+async def test_first_audio_arrives_while_the_llm_is_still_writing(model_server_url: str) -> None:
+    """The LLM stalls after its first sentence until audio for it has reached the caller."""
+    first_audio = asyncio.Event()
+
+    async def llm() -> AsyncIterator[str]:
+        yield "Good morning to you all. The"  # the next word confirms the sentence's end
+        await asyncio.wait_for(first_audio.wait(), 30)  # a pipeline that waits for the LLM deadlocks here
+        yield " rest comes later"
+
+    events = []
+    async for event in speak_answer(llm(), session_at(model_server_url), Segmenter(), VOICE):
+        events.append(event)
+        if isinstance(event, AudioChunk):
+            first_audio.set()
+    kinds = [type(e) for e in events]
+    assert kinds.index(AudioChunk) < max(i for i, k in enumerate(kinds) if k is TextDelta)
+    assert isinstance(events[-1], Summary) and events[-1].pieces == 2
+    sent = [e.text for e in events if isinstance(e, PieceSent)]
+    assert sent[-1] == "The rest comes later"  # no final punctuation, still spoken
+    done = {e.id: e for e in events if isinstance(e, PieceDone)}
+    assert done["p1"].audio_s > 0.5
+
+
+async def test_summary_adds_up(model_server_url: str) -> None:
+    events = await collect(deltas_of("Yes", ", of course."), model_server_url)
+    summary = events[-1]
+    assert isinstance(summary, Summary), events[-1]
+    audio = sum(len(e.pcm) for e in events if isinstance(e, AudioChunk))
+    assert summary.audio_s == pytest.approx(audio / 2 / 24_000, abs=0.002)
+    assert summary.text == "Yes, of course." and summary.ttfa_s is not None and summary.ttfa_s <= summary.total_s
+
+
+async def test_empty_answer_says_nothing(model_server_url: str) -> None:
+    events = await collect(deltas_of(), model_server_url)
+    assert len(events) == 1 and events[0].pieces == 0 and events[0].ttfa_s is None
+
+
+async def test_unreachable_model_server_is_one_error_event() -> None:
+    events = await collect(deltas_of("Hello there."), f"http://127.0.0.1:{free_port()}")
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_unreachable"
+
+
+async def test_llm_failure_is_one_error_event_and_closes_the_session() -> None:
+    opened, closed = asyncio.Event(), asyncio.Event()
+
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        opened.set()
+        await peer.connection.wait_closed()
+        closed.set()
+
+    async def llm() -> AsyncIterator[str]:
+        yield "Hello"
+        await asyncio.wait_for(opened.wait(), 5)  # fail mid-answer, with the session open
+        raise RuntimeError("model fell over")
+
+    async with scripted_model_server(script) as url:
+        events = await collect(llm(), url)
+        await asyncio.wait_for(closed.wait(), 5)
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "internal_error"
+    assert "model fell over" not in events[-1].message  # unexpected errors reveal only their type
+
+
+async def test_server_closing_mid_answer_is_one_error_event() -> None:
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        await peer.next_message()
+        await peer.connection.close()
+
+    async with scripted_model_server(script) as url:
+        events = await collect(deltas_of("One sentence here. ", "And another one."), url)
+    assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["tts_session_closed"]
+    assert events[-1].type == "error"
+
+
+async def test_consumer_leaving_stops_the_llm_and_closes_the_session() -> None:
+    closed, llm_stopped = asyncio.Event(), asyncio.Event()
+    messages: list = []
+
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        try:
+            while isinstance(message := await peer.next_message(), Synthesize):
+                messages.append(message)
+                await peer.speak(message)
+            messages.append(message)
+        finally:
+            closed.set()
+
+    async def endless_llm() -> AsyncIterator[str]:
+        try:
+            while True:
+                await asyncio.sleep(0.01)
+                yield "Another sentence. "
+        finally:
+            llm_stopped.set()
+
+    async with scripted_model_server(script) as url:
+        answer = speak_answer(endless_llm(), session_at(url), Segmenter(), VOICE)
+        async for event in answer:
+            if isinstance(event, AudioChunk):
+                break
+        await answer.aclose()
+        await asyncio.wait_for(asyncio.gather(closed.wait(), llm_stopped.wait()), 5)
+    assert messages and not any(isinstance(m, Close) for m in messages)

@@ -21,7 +21,7 @@ Client to server: every frame (TEXT or BINARY alike: the SageMaker SDK sends BIN
 
 Example session (``>`` client, ``<`` server)::
 
-    < {"type": "ready", "session": "5f0c", "sample_rate": 24000, "voices": 54}
+    < {"type": "ready", "session": "5f0c", "sample_rate": 24000, "voices": 28, "rtf": 0.35}
     > {"type": "synthesize", "id": "s1", "text": "Hello there."}
     > {"type": "synthesize", "id": "s2", "text": "How can I help"}
     < {"type": "start", "id": "s1", "sample_rate": 24000}
@@ -183,9 +183,13 @@ def encode_client_message(msg: ClientMessage) -> str:
 
 @dataclass(frozen=True)
 class Ready:
+    """Opens every session. ``rtf``: the server's measured real-time factor (synthesis seconds per
+    second of audio), so a client can size its first piece to keep playback from starving."""
+
     session: str
     sample_rate: int = SAMPLE_RATE
     voices: int = 0
+    rtf: float | None = None
     type: str = "ready"
 
 

@@ -35,6 +35,7 @@ class SpeechRuntime:
         self.scheduler = Scheduler(settings.workers)
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
+        self.rtf: float | None = None  # measured at warm-up; advertised in each session's Ready
         self._g2p_lock = threading.Lock()  # misaki is not thread-safe; G2P is milliseconds
         self._ready = asyncio.Event()
 
@@ -49,9 +50,9 @@ class SpeechRuntime:
             load_backend(s.engine, self.assets, s.device, s.threads), Phonemizer(), VoiceBank(self.assets),
             default_voice=s.voice, trim=s.trim,
         )
-        warm = synthesizer.warm_up()
-        log.info("model ready: engine=%s device=%s in %.1f s (warm-up %.1f s)", s.engine, s.device,
-                 time.perf_counter() - start, warm)
+        self.rtf = round(synthesizer.warm_up(), 3)
+        log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f)", s.engine, s.device,
+                 time.perf_counter() - start, self.rtf)
         return synthesizer
 
     async def load(self) -> None:

@@ -71,7 +71,7 @@ class Session:
     async def run(self) -> None:
         await self.ws.accept()
         voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
-        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices)))
+        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices), rtf=self.runtime.rtf))
         speaker = asyncio.create_task(self._speak_all())
         try:
             await self._read_all(speaker)

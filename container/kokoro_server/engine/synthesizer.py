@@ -61,9 +61,12 @@ class Synthesizer:
         parts = [self.render(c) for c in self.plan(text, voice, speed)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
-    def warm_up(self, rounds: int = 2) -> float:
-        """Run the model a few times (first calls are up to 2x slower); returns the seconds it took."""
-        start = time.perf_counter()
+    def warm_up(self, rounds: int = 3) -> float:
+        """Run the model a few times (first calls are up to 2x slower); returns the last round's
+        real-time factor (synthesis seconds per audio second), which clients use to pace themselves."""
+        rtf = 0.0
         for _ in range(rounds):
-            self.speak(WARM_UP_TEXT)
-        return time.perf_counter() - start
+            start = time.perf_counter()
+            audio = self.speak(WARM_UP_TEXT)
+            rtf = (time.perf_counter() - start) / max(len(audio) / 24_000, 1e-3)
+        return rtf

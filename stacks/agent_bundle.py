@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import jsii
-from aws_cdk import DockerImage, ILocalBundling
+from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
 
 from stacks.project_paths import ProjectPaths
 
@@ -60,6 +60,6 @@ class AgentBundler:
     def __init__(self, paths: ProjectPaths):
         self._paths = paths
 
-    def try_bundle(self, output_dir: str, **_options: object) -> bool:
+    def try_bundle(self, output_dir: str, options: BundlingOptions) -> bool:  # jsii passes both positionally
         bundle_agent(self._paths, Path(output_dir))
         return True

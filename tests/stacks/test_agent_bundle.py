@@ -1,0 +1,101 @@
+"""The agent's code bundle, built by real pip for arm64/cp312, offline from wheels made here.
+
+Each test builds a small project in a temporary directory (agent/, the protocol module) so that the
+real agent/ is never written to, and points pip at a local wheel folder with ``--no-index``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stack_synth import REPO_ROOT, synthesize
+from stacks.agent_bundle import BundlingError, bundle_agent, pip_install_command
+from stacks.project_paths import ProjectPaths
+
+REAL_PROTOCOL = REPO_ROOT / "container" / "kokoro_server" / "protocol.py"
+
+
+def make_wheel(folder: Path, name: str, tag: str) -> None:
+    """A minimal valid wheel holding ``<name>/__init__.py``."""
+    dist_info = f"{name}-0.1.dist-info"
+    files = {
+        f"{name}/__init__.py": f"NAME = {name!r}\n",
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n",
+        f"{dist_info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: {tag.startswith('py3')}\nTag: {tag}\n",
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n"
+    with zipfile.ZipFile(folder / f"{name}-0.1-{tag}.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> ProjectPaths:
+    root = tmp_path / "project"
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "puredep", "py3-none-any")
+    make_wheel(wheels, "armdep", "cp312-cp312-manylinux2014_aarch64")
+    make_wheel(wheels, "hostdep", "cp311-cp311-manylinux2014_x86_64")
+    (root / "agent" / "voice_agent" / "__pycache__").mkdir(parents=True)
+    (root / "agent" / "main.py").write_text("print('agent')\n")
+    (root / "agent" / "voice_agent" / "__init__.py").write_text("")
+    (root / "agent" / "voice_agent" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    (root / "agent" / "requirements.txt").write_text(f"--no-index\n--find-links {wheels}\npuredep==0.1\narmdep==0.1\n")
+    (root / "container" / "kokoro_server").mkdir(parents=True)
+    (root / "container" / "kokoro_server" / "protocol.py").write_bytes(REAL_PROTOCOL.read_bytes())
+    return ProjectPaths(root)
+
+
+def test_pip_targets_the_runtime_platform_and_the_pinned_versions(tmp_path: Path):
+    command = pip_install_command(Path("req.txt"), tmp_path, Path("constraints.txt"))
+    joined = " ".join(command)
+    assert "--platform manylinux2014_aarch64 --implementation cp --python-version 3.12" in joined
+    assert "--only-binary=:all:" in command and "--no-compile" in command
+    assert command[-2:] == ["-c", "constraints.txt"]
+    assert "-c" not in pip_install_command(Path("req.txt"), tmp_path, None)
+
+
+def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_module(project: ProjectPaths, tmp_path: Path):
+    out = tmp_path / "out"
+    out.mkdir()
+    bundle_agent(project, out)
+    assert (out / "main.py").read_text() == "print('agent')\n"
+    assert (out / "voice_agent" / "__init__.py").is_file()
+    assert (out / "puredep" / "__init__.py").is_file() and (out / "armdep" / "__init__.py").is_file()
+    assert (out / "kokoro_server" / "__init__.py").read_text() == ""
+    assert (out / "kokoro_server" / "protocol.py").read_bytes() == REAL_PROTOCOL.read_bytes()
+    assert not list(out.rglob("__pycache__")) and not (out / "requirements.txt").exists()
+
+
+def test_a_dependency_without_an_arm64_wheel_fails_with_pips_reason(project: ProjectPaths, tmp_path: Path):
+    requirements = project.agent_dir / "requirements.txt"
+    requirements.write_text(requirements.read_text() + "hostdep==0.1\n")
+    with pytest.raises(BundlingError, match="(?s)arm64 dependencies.*hostdep"):
+        bundle_agent(project, tmp_path)
+
+
+@pytest.mark.parametrize("missing", ["agent/requirements.txt", "agent/main.py", "container/kokoro_server/protocol.py"])
+def test_a_missing_source_file_is_named(project: ProjectPaths, tmp_path: Path, missing: str):
+    (project.root / missing).unlink()
+    with pytest.raises(BundlingError, match=f"{missing} does not exist"):
+        bundle_agent(project, tmp_path)
+
+
+def test_cdk_runs_the_bundler_and_stages_its_output(project: ProjectPaths, tmp_path: Path):
+    """Through jsii, as `cdk synth` does: the code asset is the bundle, not the agent/ folder."""
+    (project.container_dir / "Dockerfile").write_text("FROM scratch\n")
+    build = synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True)
+    (code,) = (a for a in build.assets("KokoroVoiceAgent")["files"].values() if a["source"]["packaging"] == "zip")
+    staged = build.outdir / code["source"]["path"]
+    assert (staged / "main.py").is_file() and (staged / "armdep" / "__init__.py").is_file()
+    assert (staged / "kokoro_server" / "protocol.py").is_file()

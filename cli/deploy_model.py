@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import cdk_command, deploy_steps, model_flow, options
+from cli import deploy_steps, model_flow, options
 from cli.console import Console
 from cli.run_options import build_run_options
 from cli.typer_app import confirm_destroy, new_app, start, state_of

@@ -26,8 +26,9 @@ Inside a fenced code block only newlines (and forced cuts) are boundaries.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .speakable import is_fence, speakable
 
@@ -252,3 +253,38 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
     space = window.rfind(" ")
     return start + space if space > 0 else start + limit
 
+
+# ----------------------------------------------------------------------------- adaptive first piece
+# Why adaptive (issue 6, NOTES section 10): the first piece alone decides when speech starts, but its audio
+# must outlast the synthesis of the piece after it, or the listener hears a few words and then a gap. How
+# long that synthesis takes is the server's real-time factor (Ready.rtf, or measured) times that piece's
+# length, so the fewest safe words follow from the rtf; a GPU's small rtf allows a very short first piece.
+# The constants are the figures `python -m bench` measured (README, "Benchmark").
+NEXT_PIECE_WORDS = 12  # what typically follows the first piece: the rest of a ~15-word first sentence
+PIECE_OVERHEAD_S = 0.15  # per piece: G2P, scheduling and the round trip (bench: server overhead)
+SPEECH_WORDS_PER_S = 3.0  # Kokoro af_heart at speed 1.0 with trimmed piece edges (bench: words / audio s)
+ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
+
+
+def first_piece_words(rtf: float) -> int:
+    """Fewest first-piece words whose audio outlasts synthesising the next piece.
+
+    Audio of ``n`` words lasts ``n / SPEECH_WORDS_PER_S``; the next piece is ready after
+    ``rtf * NEXT_PIECE_WORDS / SPEECH_WORDS_PER_S + PIECE_OVERHEAD_S``. So
+    ``n >= rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S``, kept within ``ADAPTIVE_FIRST_WORDS``.
+    """
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
+    needed = math.ceil(rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S)
+    low, high = ADAPTIVE_FIRST_WORDS
+    return min(max(needed, low), high)
+
+
+def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) -> SegmentPolicy:
+    """``base`` with its first-piece length sized for a server of real-time factor ``rtf``.
+
+    ``None`` (a server that advertises no rtf) keeps ``base`` as it is.
+    """
+    if rtf is None:
+        return base
+    return replace(base, first_piece_min_words=first_piece_words(rtf))

@@ -7,33 +7,20 @@ the endpoint in place.
 
 from __future__ import annotations
 
-import re
-
 from aws_cdk import Stack
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
 from stacks.model_image import ModelImage
 from stacks.nag import acknowledge, wildcard_resource
 from stacks.settings import DeploySettings
+from stacks.volume_encryption import volume_key
 
 VARIANT_NAME = "AllTraffic"
 # Model load (weights, G2P, warm-up) happens before /ping turns green (NOTES 2); a GPU image pulls
 # several GB first. 600 s is the common setting for such containers.
 STARTUP_HEALTH_CHECK_TIMEOUT_S = 600
-# Families with local NVMe instance storage, which SageMaker encrypts in hardware and for which
-# CreateEndpointConfig rejects a KmsKeyId. EC2 marks it with a "d" attribute (g4dn, p4d, c5d, m6id);
-# these families have it without the letter.
-_NVME_FAMILIES = frozenset({"g5", "g6", "g6e", "gr6", "p5", "p5e", "p5en", "trn1", "trn1n", "trn2"})
-
-
-def has_local_nvme(instance_type: str) -> bool:
-    """``ml.g5.xlarge`` -> True; ``ml.c7i.xlarge`` -> False."""
-    family = instance_type.split(".")[1]
-    attributes = re.sub(r"^[a-z]+\d+", "", family)
-    return family in _NVME_FAMILIES or "d" in attributes
 
 
 class ModelEndpoint(Construct):
@@ -65,10 +52,7 @@ class ModelEndpoint(Construct):
             "stricter than a VPC and needs no NAT gateway or VPC endpoints; callers reach it only via SageMaker.",
         })
 
-        # None when the instance has local NVMe storage: see _NVME_FAMILIES.
-        self.volume_key = None if has_local_nvme(settings.instance_type) else kms.Key(
-            self, "VolumeKey", enable_key_rotation=True, description=f"{settings.endpoint_name} instance volumes"
-        )
+        self.volume_key = volume_key(self, settings.instance_type, settings.endpoint_name)
         self.config = sagemaker.CfnEndpointConfig(
             self,
             "Config",

@@ -133,9 +133,10 @@ async def speak_answer(
             llm_s=answer.llm_s,
             total_s=elapsed(),
         )
-    finally:
+    finally:  # all at once: a writer stopped alone would let the speaker finish the answer gracefully
         for task in tasks:
-            await _cancel(task)
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _guarded(work, queue: asyncio.Queue) -> None:

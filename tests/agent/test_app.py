@@ -1,0 +1,124 @@
+"""The AgentCore app on a real socket (uvicorn), with the scripted LLM and real model servers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from cli.agent_local_servers import agent_server_thread
+from scripted_model_server import Peer, greet, scripted_model_server
+from servers import free_port
+from speech import transcribe, wer
+from voice_agent.answer_recording import events_from_sse
+from voice_agent.app import create_app
+from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
+from voice_agent.request import MAX_PROMPT_CHARS
+from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+
+REPLY = "The weather is lovely today. You could walk along the river after lunch. Remember to bring a hat"
+
+
+@contextlib.contextmanager
+def agent_for(model_url: str, reply: str = REPLY, tokens_per_s: float = 50.0) -> Iterator[str]:
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_url, timeout_s=60.0),
+        llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
+    )
+    with agent_server_thread(create_app(settings)) as url:
+        yield url
+
+
+async def ask(agent_url: str, body: object) -> list:
+    async with httpx.AsyncClient(timeout=120) as client:
+        async with client.stream("POST", f"{agent_url}/invocations", content=json.dumps(body)) as reply:
+            assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/event-stream")
+            return list(events_from_sse([line async for line in reply.aiter_lines()]))
+
+
+@pytest.fixture(scope="module")
+def agent_url(model_server_url: str) -> Iterator[str]:
+    with agent_for(model_server_url, tokens_per_s=3.0) as url:
+        yield url
+
+
+@pytest.mark.slow
+async def test_three_sentences_are_spoken_as_they_are_written(agent_url: str) -> None:
+    events = await ask(agent_url, {"prompt": "What should I do today?", "session": "s-1"})
+    assert isinstance(events[-1], Summary), events[-1]
+    kinds = [type(e) for e in events]
+    last_text = max(i for i, kind in enumerate(kinds) if kind is TextDelta)
+    assert kinds.index(AudioChunk) < last_text, "the first audio waited for the LLM to finish"
+    pieces = [e.text for e in events if isinstance(e, PieceSent)]
+    assert pieces[-1].endswith("bring a hat")  # the last sentence has no punctuation and is spoken
+    pcm = b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
+    heard = transcribe(pcm, 24_000)
+    assert wer(REPLY, heard) <= 0.1, heard
+    assert events[-1].text == REPLY and events[-1].audio_s == pytest.approx(len(pcm) / 48_000, abs=0.01)
+
+
+async def test_ping(agent_url: str) -> None:
+    async with httpx.AsyncClient() as client:
+        assert (await client.get(f"{agent_url}/ping")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({}, "missing_prompt"),
+        ({"prompt": None}, "missing_prompt"),
+        ({"prompt": 42}, "bad_prompt"),
+        ({"prompt": ["a"]}, "bad_prompt"),
+        ({"prompt": "   "}, "empty_prompt"),
+        ({"prompt": "x" * (MAX_PROMPT_CHARS + 1)}, "prompt_too_long"),
+        ({"prompt": "hi", "speed": "fast"}, "bad_speed"),
+        ({"prompt": "hi", "speed": 9}, "bad_speed"),
+        ({"prompt": "hi", "speed": True}, "bad_speed"),
+        ({"prompt": "hi", "voice": "../../etc/passwd"}, "bad_voice"),
+        ({"prompt": "hi", "voice": ""}, "bad_voice"),
+        ({"prompt": "hi", "session": "x" * 500}, "bad_session"),
+        ({"prompt": "hi", "tools": ["rm -rf"]}, "bad_payload"),
+        ([], "bad_payload"),
+        ("hello", "bad_payload"),
+        (None, "bad_payload"),
+        (3.5, "bad_payload"),
+    ],
+)
+async def test_bad_payload_is_one_typed_error_event(agent_url: str, body: object, code: str) -> None:
+    events = await ask(agent_url, body)
+    assert len(events) == 1 and isinstance(events[0], ErrorEvent) and events[0].code == code
+
+
+async def test_body_that_is_not_json_is_refused(agent_url: str) -> None:
+    async with httpx.AsyncClient() as client:
+        reply = await client.post(f"{agent_url}/invocations", content=b"\xff{not json")
+    assert reply.status_code == 400 and "error" in reply.json()
+
+
+async def test_unknown_voice_is_the_servers_error_event(agent_url: str) -> None:
+    events = await ask(agent_url, {"prompt": "hi", "voice": "zz_nobody"})
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_server_error"
+    assert "unknown_voice" in events[-1].message
+
+
+async def test_model_server_down_is_one_typed_error_event() -> None:
+    with agent_for(f"http://127.0.0.1:{free_port()}") as url:
+        events = await ask(url, {"prompt": "hi"})
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_unreachable"
+    assert not any(isinstance(e, ErrorEvent) for e in events[:-1])
+
+
+async def test_model_server_closing_mid_answer_is_one_typed_error_event() -> None:
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        await peer.next_message()
+        await peer.connection.close()
+
+    async with scripted_model_server(script) as model_url:
+        with agent_for(model_url) as url:
+            events = await ask(url, {"prompt": "hi"})
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_session_closed"
+    assert json.dumps(events[-1].message)  # a plain message, no traceback object

@@ -104,7 +104,7 @@ def to_wire(event: AgentEvent) -> dict[str, Any]:
             "sample_rate": event.sample_rate,
             "pcm16": base64.b64encode(event.pcm).decode("ascii"),
         }
-    return {k: v for k, v in asdict(event).items() if v is not None}
+    return asdict(event)
 
 
 def from_wire(obj: Any) -> AgentEvent:

@@ -110,20 +110,20 @@ def record_answer(
         return round(clock() - started, 4)
 
     for event in events:
+        t = now()  # one instant per event: the answer's first audio is also its piece's first audio
         if isinstance(event, TextDelta):
             answer.text += event.text
         elif isinstance(event, PieceSent):
-            answer.pieces[event.id] = PieceTimes(event.id, event.text, sent_s=now())
+            answer.pieces[event.id] = PieceTimes(event.id, event.text, sent_s=t)
         elif isinstance(event, AudioChunk):
-            if answer.ttfa_s is None:
-                answer.ttfa_s = now()
+            answer.ttfa_s = t if answer.ttfa_s is None else answer.ttfa_s
             answer.sample_rate = event.sample_rate
             answer.pcm += event.pcm
             piece = answer.pieces.setdefault(event.id, PieceTimes(event.id, ""))
-            piece.first_audio_s = piece.first_audio_s if piece.first_audio_s is not None else now()
+            piece.first_audio_s = t if piece.first_audio_s is None else piece.first_audio_s
             piece.audio_s = round(piece.audio_s + len(event.pcm) / SAMPLE_WIDTH / event.sample_rate, 3)
         elif isinstance(event, PieceDone):
-            answer.pieces.setdefault(event.id, PieceTimes(event.id, "")).done_s = now()
+            answer.pieces.setdefault(event.id, PieceTimes(event.id, "")).done_s = t
         elif isinstance(event, Summary):
             answer.summary = event
             break

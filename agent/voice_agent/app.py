@@ -11,8 +11,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from bedrock_agentcore.runtime import BedrockAgentCoreApp
+from starlette.middleware import Middleware
 from strands import Agent
 
+from .body_limit import BodyLimit
 from .conversations import Conversations
 from .events import error_event, to_wire
 from .llm import build_agent, text_deltas
@@ -30,7 +32,7 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp()
+    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit)])
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 

@@ -122,3 +122,17 @@ async def test_model_server_closing_mid_answer_is_one_typed_error_event() -> Non
             events = await ask(url, {"prompt": "hi"})
     assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_session_closed"
     assert json.dumps(events[-1].message)  # a plain message, no traceback object
+
+
+@pytest.mark.parametrize("size", [70_000, 5_000_000])
+async def test_oversized_body_is_refused_before_it_is_read(agent_url: str, size: int) -> None:
+    async with httpx.AsyncClient() as client:
+        declared = await client.post(f"{agent_url}/invocations", content=b"x" * size)
+
+        async def chunks():
+            for _ in range(size // 10_000):
+                yield b"x" * 10_000
+
+        streamed = await client.post(f"{agent_url}/invocations", content=chunks())
+    for reply in (declared, streamed):
+        assert reply.status_code == 413 and reply.json()["error"]["code"] == "payload_too_large"

@@ -1,0 +1,60 @@
+"""``python -m bench``: run the benchmark, print the tables, write the PNG timelines and the JSON.
+
+Exit codes: 0 after a complete run (whether or not every target is met: the figures are the product),
+2 when an option is wrong or a figure could not be produced (one line on stderr says which).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kokoro_server.settings import offline_environment
+
+from .errors import BenchError
+from .report import render
+from .run import run_bench, write_outputs
+from .settings import int_list, name_list, preset, with_options
+
+cli = typer.Typer(add_completion=False, help=__doc__)
+
+
+@cli.command()
+def bench(
+    quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write every figure to this JSON file.")] = None,
+    plots: Annotated[Optional[Path], typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
+    tokens_per_s: Annotated[Optional[float], typer.Option(help="Scripted LLM speed (default 40).")] = None,
+    texts: Annotated[Optional[str], typer.Option(help="Comma-separated: short,typical,long.")] = None,
+    concurrency: Annotated[Optional[str], typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
+    sweep_words: Annotated[Optional[str], typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,
+    repeats: Annotated[Optional[int], typer.Option(help="Runs per text and strategy (medians).")] = None,
+    voice: Annotated[Optional[str], typer.Option(help="Kokoro voice (default af_heart).")] = None,
+    engine: Annotated[Optional[str], typer.Option(help="onnx or torch.")] = None,
+    device: Annotated[Optional[str], typer.Option(help="cpu or cuda.")] = None,
+    server_url: Annotated[Optional[str], typer.Option(help="Use this warm server instead of starting one.")] = None,
+) -> None:
+    """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
+    offline_environment()
+    try:
+        settings = with_options(
+            preset(quick), json_path=json_path, plots_dir=plots, tokens_per_s=tokens_per_s,
+            texts=None if texts is None else name_list("--texts", texts),
+            concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
+            sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
+            repeats=repeats, voice=voice, engine=engine, device=device, server_url=server_url,
+        )
+        report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+        typer.echo(render(report))
+        for path in write_outputs(report, traces, settings):
+            typer.echo(f"wrote {path}", err=True)
+    except BenchError as err:
+        typer.echo(f"bench: {err}", err=True)
+        raise typer.Exit(2) from None
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,103 @@
+"""Server overhead: the server's time to first audio for a piece over the engine's own time, in-process.
+
+The engine is loaded in this process through the server's own :class:`~kokoro_server.runtime.SpeechRuntime`
+(same settings, same warm-up) and called directly, bypassing the scheduler and the socket. Each piece is
+timed both ways in turn while the other side is idle, so they never compete for the CPU. The server's
+time is the client's: from sending the message to the first audio event, wire and all.
+
+The same pieces give the real-time factor the first-piece policy is sized from: synthesis seconds per
+audio second of sentence-sized pieces (the server's advertised rtf is measured on a one-word warm-up,
+where fixed costs weigh more than they do on a sentence).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from kokoro_server.assets import AssetError, resolve
+from kokoro_server.protocol import Audio, End
+from kokoro_server.runtime import SpeechRuntime
+from kokoro_server.settings import ServerSettings
+from voice_agent.tts_client import TtsError, TtsSession
+from voice_agent.tts_client.websocket import WebSocketConnector
+
+from .errors import BenchError
+from .stats import median
+
+
+@dataclass(frozen=True)
+class PieceOverhead:
+    text: str
+    engine_s: float  # in-process: G2P + first chunk
+    server_s: float  # client-observed: message sent -> first audio event
+    ratio: float
+    audio_s: float
+    server_synth_s: float  # the server's own synthesis time for the whole piece (End.synth_s)
+
+
+@dataclass(frozen=True)
+class Overhead:
+    pieces: tuple[PieceOverhead, ...]
+    median_ratio: float
+    rtf: float  # median synthesis seconds per audio second of the pieces, as the server measured them
+
+
+async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: str, voice: str) -> Overhead:
+    if not pieces:
+        raise BenchError("no pieces to measure the server overhead on")
+    runtime = await _load_engine(engine, device, voice)
+    try:
+        results = []
+        for piece in pieces:
+            engine_s = _engine_first_audio(runtime, piece, voice)
+            server_s, end = await _server_first_audio(url, piece, voice)
+            results.append(PieceOverhead(piece, round(engine_s, 4), round(server_s, 4),
+                                         round(server_s / engine_s, 3), end.audio_s, end.synth_s))
+    finally:
+        runtime.close()
+    return Overhead(
+        pieces=tuple(results),
+        median_ratio=median([r.ratio for r in results]),
+        rtf=median([r.server_synth_s / r.audio_s for r in results if r.audio_s > 0]),
+    )
+
+
+async def _load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
+    """The server's own loading and warm-up, run in this process."""
+    try:
+        runtime = SpeechRuntime(ServerSettings(engine=engine, device=device, voice=voice), resolve(engine))
+    except (AssetError, ValueError) as err:
+        raise BenchError(f"cannot load the engine in-process: {err}") from err
+    await runtime.load()
+    if runtime.synthesizer is None:
+        runtime.close()
+        raise BenchError(f"the engine failed to load in-process: {runtime.load_error}")
+    return runtime
+
+
+def _engine_first_audio(runtime: SpeechRuntime, piece: str, voice: str) -> float:
+    synth = runtime.synthesizer
+    start = time.perf_counter()
+    chunks = synth.plan(piece, voice, 1.0)
+    synth.render(chunks[0])
+    return time.perf_counter() - start
+
+
+async def _server_first_audio(url: str, piece: str, voice: str) -> tuple[float, End]:
+    first: float | None = None
+    try:
+        async with TtsSession(WebSocketConnector(url), timeout_s=120) as session:
+            start = time.perf_counter()
+            await session.synthesize("overhead", piece, voice, 1.0)
+            await session.finish()
+            async for event in session.events():
+                if isinstance(event, Audio) and first is None:
+                    first = time.perf_counter() - start
+                elif isinstance(event, End):
+                    if first is None:
+                        raise BenchError(f"the server spoke no audio for {piece[:40]!r}")
+                    return first, event
+    except TtsError as err:
+        raise BenchError(f"server overhead: {err.code}: {err.message}") from err
+    raise BenchError("the server ended the session without ending the piece")

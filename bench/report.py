@@ -1,0 +1,66 @@
+"""The run's figures as plain-text tables (what ``python -m bench`` prints), ratios and targets last."""
+
+from __future__ import annotations
+
+from .results import BenchReport
+
+
+def _s(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w)  # noqa: E731
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def render(report: BenchReport) -> str:
+    m = report.meta
+    out = [
+        f"machine: {m['machine']}; engine {m['engine']} on {m['device']}; LLM {m['tokens_per_s']:g} tokens/s; "
+        f"load average {m['load_average_start']} -> {m.get('load_average_end')}",
+        f"real-time factor: advertised {m.get('server_rtf_advertised')}, measured on sentences "
+        f"{m.get('rtf_measured')}; adaptive first piece: >= {m.get('first_piece_min_words')} words",
+        "",
+        "per text and strategy (seconds from the request; audible = first sample above -40 dBFS played;",
+        "whole = complete audio delivered at once; 'if streamed' = its first byte had the server streamed it)",
+    ]
+    out += _table(
+        ["text", "strategy", "first byte", "audible", "last audio", "stall", "played to", "audio", "pieces",
+         "if streamed"],
+        [[r.text, r.strategy, _s(r.ttfa_s), _s(r.audible_s), _s(r.last_audio_s), _s(r.stall_s), _s(r.end_s),
+          _s(r.audio_s, 1), str(r.pieces), _s(r.streamed_first_byte_s) if r.strategy == "whole" else "-"]
+         for r in report.results],
+    )
+    out += ["", "pipelined over the designs it replaces (lower is better)"]
+    out += _table(
+        ["text", "audible/whole", "audible/sequential", "first byte/whole", "first byte/sequential"],
+        [[r["text"], _s(r["audible_vs_whole"], 3), _s(r["audible_vs_sequential"], 3), _s(r["ttfa_vs_whole"], 3),
+          _s(r["ttfa_vs_sequential"], 3)] for r in report.ratios],
+    )
+    if report.overhead:
+        o = report.overhead
+        out += ["", f"server overhead: median {o.median_ratio:.3f} (server first audio / in-process engine)"]
+        out += _table(["piece", "engine", "server", "ratio"],
+                      [[p.text[:48], _s(p.engine_s, 3), _s(p.server_s, 3), _s(p.ratio, 3)] for p in o.pieces])
+    if report.sweep:
+        out += ["", "first-piece length (pipelined)"]
+        out += _table(["policy", "min words", "first byte", "audible", "stall", "first piece"],
+                      [[s.policy, str(s.first_piece_min_words), _s(s.ttfa_s), _s(s.audible_s), _s(s.stall_s),
+                        s.first_piece[:50]] for s in report.sweep])
+    if report.concurrency:
+        out += ["", "concurrent sessions on one server (pipelined)"]
+        out += _table(
+            ["sessions", "first byte p50", "p95", "audible p50", "p95", "max stall", "aggregate rtf", "throughput",
+             "vs one"],
+            [[str(c.sessions), _s(c.ttfa_p50_s), _s(c.ttfa_p95_s), _s(c.audible_p50_s), _s(c.audible_p95_s),
+              _s(c.max_stall_s), _s(c.aggregate_rtf, 3), f"{c.throughput_x:.2f}x", _s(c.throughput_vs_one)]
+             for c in report.concurrency],
+        )
+    out += ["", "targets"]
+    verdict = {True: "met", False: "NOT met", None: "not measured"}
+    out += _table(["target", "value", "goal", ""],
+                  [[t.name, _s(t.value, 3), t.goal, verdict[t.met]] for t in report.targets])
+    return "\n".join(out)

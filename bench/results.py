@@ -1,0 +1,96 @@
+"""Every figure of a run as plain dataclasses, and the one function that writes them as JSON.
+
+``results`` holds one entry per text and strategy with at least ``text``, ``strategy``, ``ttfa_s``,
+``audible_s``, ``last_audio_s`` and ``stall_s`` (issue 6); each figure is the median over the repeats.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .concurrency import ConcurrencyResult
+from .errors import BenchError
+from .overhead import Overhead
+from .stats import median
+from .strategies import Trace
+from .timeline import play
+
+
+@dataclass(frozen=True)
+class StrategyResult:
+    text: str
+    strategy: str
+    ttfa_s: float
+    audible_s: float | None
+    last_audio_s: float
+    stall_s: float
+    end_s: float  # last sample played
+    audio_s: float
+    pieces: int
+    first_piece: str
+    repeats: int
+    streamed_first_byte_s: float | None  # whole: when sentence streaming would have started the audio
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The pipelined strategy with one first-piece length: what cutting earlier or later costs."""
+
+    policy: str  # "4 words" or "adaptive"
+    first_piece_min_words: int
+    ttfa_s: float
+    audible_s: float | None
+    stall_s: float
+    first_piece: str
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    value: float | None
+    goal: str
+    met: bool | None  # None: not measured in this run
+
+
+@dataclass
+class BenchReport:
+    meta: dict[str, Any]
+    results: list[StrategyResult] = field(default_factory=list)
+    ratios: list[dict[str, Any]] = field(default_factory=list)
+    overhead: Overhead | None = None
+    sweep: list[SweepResult] = field(default_factory=list)
+    concurrency: list[ConcurrencyResult] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+
+
+def summarize(traces: list[Trace]) -> StrategyResult:
+    """The medians of one text and strategy over its repeats."""
+    if not traces:
+        raise BenchError("no runs to summarize")
+    playbacks = [play(t.audio) for t in traces]
+    first = traces[0]
+    return StrategyResult(
+        text=first.text,
+        strategy=first.strategy,
+        ttfa_s=median([p.ttfa_s for p in playbacks]),
+        audible_s=median([p.audible_s for p in playbacks]),
+        last_audio_s=median([p.last_audio_s for p in playbacks]),
+        stall_s=median([p.stall_s for p in playbacks]),
+        end_s=median([p.end_s for p in playbacks]),
+        audio_s=median([p.audio_s for p in playbacks]),
+        pieces=len(first.pieces),
+        first_piece=first.pieces[0][1] if first.pieces else "",
+        repeats=len(traces),
+        streamed_first_byte_s=median([t.streamed_first_byte_s for t in traces]),
+    )
+
+
+def write_json(report: BenchReport, path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(report), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as err:
+        raise BenchError(f"cannot write {path}: {err.strerror or err}") from err

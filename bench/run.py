@@ -1,0 +1,147 @@
+"""One benchmark run, step by step, on one server:
+
+1. start the model server (or use ``--server-url``) and read the rtf its Ready event advertises;
+2. server overhead: each sentence of one text timed in-process and on the server; this also measures the
+   real-time factor that sizes the adaptive first piece;
+3. every text with every strategy (interleaved across repeats, so load changes hit all of them alike);
+4. the first-piece sweep: fixed lengths against the adaptive one, on one text;
+5. 1, 2, 4, 8 concurrent sessions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from voice_agent.segmenter import Segmenter, SegmentPolicy, adaptive_policy
+
+from .concurrency import against_one, concurrent_sessions
+from .overhead import measure_overhead
+from .plots import plot_text
+from .results import BenchReport, SweepResult, summarize, write_json
+from .server import advertised_rtf, check_ready, model_server
+from .settings import BenchSettings
+from .stats import median
+from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
+from .targets import evaluate, ratios
+from .texts import TEXTS
+from .timeline import play
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@contextlib.contextmanager
+def _server(settings: BenchSettings) -> Iterator[str]:
+    if settings.server_url:
+        check_ready(settings.server_url)
+        yield settings.server_url.rstrip("/")
+    else:
+        with model_server(settings.engine, settings.device) as url:
+            yield url
+
+
+def sentences(text: str) -> list[str]:
+    segmenter = Segmenter(SENTENCES)
+    return segmenter.feed(text) + segmenter.flush()
+
+
+async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tuple[BenchReport, dict[str, list[Trace]]]:
+    """All the figures, and the last trace of each text and strategy (for the plots)."""
+    started = time.perf_counter()
+    meta = _machine(settings)
+    collected: dict[tuple[str, str], list[Trace]] = {}
+    with _server(settings) as url:
+        meta["server_rtf_advertised"] = await advertised_rtf(url)
+        say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
+        overhead = await measure_overhead(url, sentences(TEXTS[settings.overhead_text]), engine=settings.engine,
+                                          device=settings.device, voice=settings.voice)
+        policy = adaptive_policy(overhead.rtf)
+        meta["rtf_measured"] = overhead.rtf
+        meta["first_piece_min_words"] = policy.first_piece_min_words
+
+        def run_of(text: str, piece_policy: SegmentPolicy = policy) -> Run:
+            return Run(url, TEXTS[text], settings.tokens_per_s, settings.voice, piece_policy)
+
+        for repeat in range(settings.repeats):
+            for text in settings.texts:
+                for strategy in STRATEGIES:
+                    say(f"[{repeat + 1}/{settings.repeats}] {text}: {strategy}")
+                    collected.setdefault((text, strategy), []).append(await speak(strategy, text, run_of(text)))
+        results = [summarize(traces) for traces in collected.values()]
+
+        sweep = []
+        for words in settings.sweep_words:
+            say(f"first-piece sweep: {words} words")
+            trace = await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text,
+                                SegmentPolicy(first_piece_min_words=words)))
+            sweep.append(_sweep_point(f"{words} words", words, [trace]))
+        if settings.sweep_words:
+            adaptive = collected.get((settings.sweep_text, "pipelined")) or [
+                await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))]
+            sweep.append(_sweep_point("adaptive", policy.first_piece_min_words, adaptive))
+
+        concurrency = []
+        for sessions in settings.concurrency:
+            say(f"{sessions} concurrent session(s) on {settings.concurrency_text}")
+            concurrency.append(await concurrent_sessions(sessions, settings.concurrency_text,
+                                                         run_of(settings.concurrency_text), settings.stagger_s))
+        concurrency = against_one(concurrency)
+    meta["speech_words_per_s"] = median([
+        len(TEXTS[r.text].split()) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s])
+    meta["load_average_end"] = _load()
+    meta["wall_s"] = round(time.perf_counter() - started, 1)
+    report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
+                         evaluate(results, overhead, concurrency))
+    last = {}
+    for (text, _strategy), traces in collected.items():
+        last.setdefault(text, []).append(traces[-1])
+    return report, last
+
+
+def _sweep_point(name: str, words: int, traces: list[Trace]) -> SweepResult:
+    playbacks = [play(t.audio) for t in traces]
+    return SweepResult(
+        policy=name, first_piece_min_words=words,
+        ttfa_s=median([p.ttfa_s for p in playbacks]), audible_s=median([p.audible_s for p in playbacks]),
+        stall_s=median([p.stall_s for p in playbacks]), first_piece=traces[0].pieces[0][1],
+    )
+
+
+def write_outputs(report: BenchReport, traces: dict[str, list[Trace]], settings: BenchSettings) -> list[Path]:
+    written = []
+    if settings.plots_dir is not None:
+        for text, text_traces in traces.items():
+            written.append(plot_text(text_traces, settings.plots_dir / f"timeline_{text}.png"))
+    if settings.json_path is not None:
+        write_json(report, settings.json_path)
+        written.append(settings.json_path)
+    return written
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _machine(settings: BenchSettings) -> dict:
+    """Where and how the figures were taken: without this a latency figure means little."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": commit.stdout.strip() or None,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, {platform.processor() or 'cpu'}",
+        "python": platform.python_version(),
+        "engine": settings.engine,
+        "device": settings.device,
+        "gpu": None if settings.device == "cpu" else "cuda",
+        "tokens_per_s": settings.tokens_per_s,
+        "voice": settings.voice,
+        "texts": {name: len(TEXTS[name].split()) for name in settings.texts},
+        "repeats": settings.repeats,
+        "load_average_start": _load(),
+    }

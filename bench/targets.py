@@ -1,0 +1,73 @@
+"""Ratios against the two designs replaced, and where each of issue 6's targets stands.
+
+Targets (2-core CPU): on the typical and long texts, audible first audio <= 0.10 x whole answer and
+<= 0.35 x one-at-a-time, and zero stall; server overhead <= 1.10; with 4 sessions, throughput >= 0.9 x one
+session's and each first piece not starved (p95 time to first audio <= 2 x the single session's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .concurrency import ConcurrencyResult
+from .overhead import Overhead
+from .results import StrategyResult, Target
+
+TARGET_TEXTS = ("typical", "long")
+STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player
+FIRST_PIECE_STARVED = 2.0  # 4-session p95 first audio beyond this multiple of one session's: starved
+
+
+def _by(results: list[StrategyResult], text: str, strategy: str) -> StrategyResult | None:
+    return next((r for r in results if r.text == text and r.strategy == strategy), None)
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+def ratios(results: list[StrategyResult]) -> list[dict[str, Any]]:
+    """Per text: the pipelined figures over the whole-answer and one-at-a-time figures."""
+    out = []
+    for text in dict.fromkeys(r.text for r in results):
+        mine, whole, seq = (_by(results, text, s) for s in ("pipelined", "whole", "sequential"))
+        if mine is None:
+            continue
+        out.append({
+            "text": text,
+            "audible_vs_whole": _ratio(mine.audible_s, whole and whole.audible_s),
+            "audible_vs_sequential": _ratio(mine.audible_s, seq and seq.audible_s),
+            "ttfa_vs_whole": _ratio(mine.ttfa_s, whole and whole.ttfa_s),
+            "ttfa_vs_sequential": _ratio(mine.ttfa_s, seq and seq.ttfa_s),
+            "end_vs_whole": _ratio(mine.end_s, whole and whole.end_s),
+            "end_vs_sequential": _ratio(mine.end_s, seq and seq.end_s),
+        })
+    return out
+
+
+def _at_most(name: str, value: float | None, limit: float, goal: str) -> Target:
+    return Target(name, value, goal, None if value is None else value <= limit)
+
+
+def evaluate(results: list[StrategyResult], overhead: Overhead | None,
+             concurrency: list[ConcurrencyResult]) -> list[Target]:
+    targets = []
+    by_text = {r["text"]: r for r in ratios(results)}
+    for text in TARGET_TEXTS:
+        row = by_text.get(text, {})
+        mine = _by(results, text, "pipelined")
+        targets += [
+            _at_most(f"{text}: audible vs whole answer", row.get("audible_vs_whole"), 0.10, "<= 0.10"),
+            _at_most(f"{text}: audible vs one at a time", row.get("audible_vs_sequential"), 0.35, "<= 0.35"),
+            _at_most(f"{text}: stall (s)", mine and mine.stall_s, STALL_TOLERANCE_S, "0"),
+        ]
+    targets.append(_at_most("server overhead", overhead and overhead.median_ratio, 1.10, "<= 1.10"))
+    one = next((c for c in concurrency if c.sessions == 1), None)
+    four = next((c for c in concurrency if c.sessions == 4), None)
+    throughput = four and four.throughput_vs_one
+    targets.append(Target("4 sessions: throughput vs one", throughput, ">= 0.9",
+                          None if throughput is None else throughput >= 0.9))
+    starved = _ratio(four and four.ttfa_p95_s, one and one.ttfa_p95_s)
+    targets.append(_at_most("4 sessions: p95 first audio vs one", starved, FIRST_PIECE_STARVED,
+                            f"<= {FIRST_PIECE_STARVED:g}"))
+    return targets

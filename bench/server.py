@@ -6,8 +6,8 @@ broken server is reported with its own words rather than as a timeout.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import json
 import socket
 import subprocess
 import sys
@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from kokoro_server.protocol import Ready, StreamDecoder
 from voice_agent.tts_client.websocket import session_url
@@ -26,6 +27,7 @@ from voice_agent.tts_client.websocket import session_url
 from .errors import BenchError
 
 READY_TIMEOUT_S = 300.0  # model load and warm-up; minutes on a busy 2-core machine
+READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the session
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -94,10 +96,21 @@ def check_ready(url: str) -> None:
 
 async def advertised_rtf(url: str) -> float | None:
     """The real-time factor the server's Ready event advertises (measured at its warm-up)."""
-    async with connect(session_url(url), open_timeout=10, proxy=None) as ws:
+    try:
+        return await asyncio.wait_for(_first_ready(url), READY_EVENT_TIMEOUT_S)
+    except TimeoutError:
+        raise BenchError(f"no Ready event from {url} within {READY_EVENT_TIMEOUT_S:g} s") from None
+    except (OSError, InvalidHandshake, ConnectionClosed) as err:
+        raise BenchError(f"cannot open a session at {url}: {err}") from err
+    except ValueError as err:  # undecodable bytes, incl. ProtocolError
+        raise BenchError(f"the server's session stream is not the protocol: {str(err)[:200]}") from err
+
+
+async def _first_ready(url: str) -> float | None:
+    async with connect(session_url(url), open_timeout=READY_EVENT_TIMEOUT_S, proxy=None) as ws:
         decoder = StreamDecoder()
         while True:
             for event in decoder.feed(await ws.recv()):
                 if isinstance(event, Ready):
                     return event.rtf
-                raise BenchError(f"the server opened its session with {json.dumps(event.__class__.__name__)}")
+                raise BenchError(f"the server opened its session with {type(event).__name__}, not Ready")

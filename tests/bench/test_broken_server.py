@@ -1,0 +1,69 @@
+"""A model-server look-alike that is up (/ping 200) but breaks its session: one line and exit 2, no hang."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from typer.testing import CliRunner
+
+from bench.cli import cli
+from kokoro_server.protocol import SESSION_PATH
+from servers import free_port
+
+
+async def ping(request) -> JSONResponse:
+    return JSONResponse({"status": "ready"})
+
+
+async def garbage(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.send_text("this is not the protocol\n")
+    await websocket.receive()
+
+
+async def wrong_first_event(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.send_text('{"type": "end", "id": "x", "audio_s": 0, "first_audio_s": 0, "synth_s": 0, '
+                              '"queued_s": 0}\n')
+    await websocket.receive()
+
+
+async def refuse(websocket: WebSocket) -> None:
+    await websocket.close(code=1011)
+
+
+@contextlib.contextmanager
+def look_alike(session) -> Iterator[str]:
+    app = Starlette(routes=[Route("/ping", ping), WebSocketRoute(SESSION_PATH, session)])
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("session, needle", [
+    (garbage, "not the protocol"),
+    (wrong_first_event, "not Ready"),
+    (refuse, "cannot open a session"),
+])
+def test_a_broken_session_is_one_line_and_exit_2(session, needle) -> None:
+    with look_alike(session) as url:
+        result = CliRunner().invoke(cli, ["--quick", "--server-url", url])
+    assert result.exit_code == 2, result.output
+    assert needle in result.output and "Traceback" not in result.output

@@ -9,7 +9,9 @@ re-segments the whole text on each call (measured here: 0.27 ms per call on 100 
 300, 3.7 ms on 1,000, 18 ms on 3,000), it cannot tell a certain boundary from a guess at the end of the
 text ("I met Dr." and "It is 3." come back as finished sentences), and it took 56 s on 60 kB of
 "a. a. a. ". Called on every delta it would be slow and wrong. The rules below look at most two
-characters past a full stop, so each character is examined a bounded number of times: linear time.
+characters past a full stop and never further back than the current piece, so each character is
+examined a bounded number of times: linear time, 3.4 us per 4-character delta of a typical answer
+(pysbd on just the last 300 characters: 810 us).
 
 A boundary is:
 - a newline (markdown headings, bullets and code lines are lines);
@@ -35,7 +37,8 @@ from .speakable import is_fence, speakable
 # Measured in NOTES section 10: a 4-word first piece gave first audio at 1.4 s with no playback stall;
 # 2 words stalled for 1.1 s, 6 words delayed first audio to 2.5 s.
 DEFAULT_FIRST_PIECE_MIN_WORDS = 4
-# Below the server's text limit and short enough that one piece never holds back the next for long.
+# Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
+# (English runs near one phoneme per character), so one long sentence never holds back the next for long.
 DEFAULT_MAX_CHARS = 300
 # A cut needs room for a few words; below this every piece would be a forced cut.
 MIN_MAX_CHARS = 16
@@ -44,8 +47,8 @@ _TERMINALS = ".!?…"
 _CLOSERS = "\"'”’»)]}*_`"
 _TERMINAL_RUN = re.compile(f"[{re.escape(_TERMINALS)}]+[{re.escape(_CLOSERS)}]*")
 _CLAUSE_RUN = re.compile(f"(?:[,;:]|-+|[–—]+)[{re.escape(_CLOSERS)}]*")
-# Where a forced cut may fall: just after a clause mark that a space follows.
-_CLAUSE_CUT = re.compile(f"(?:[,;:]|\\s-+|[–—]+)[{re.escape(_CLOSERS)}]*(?= )")
+# Where a forced cut may fall: just after a clause mark that a space follows, or after a dash run.
+_CLAUSE_CUT = re.compile(f"(?:(?:[,;:]|\\s-+)[{re.escape(_CLOSERS)}]*(?= )|[–—]+[{re.escape(_CLOSERS)}]*(?=.))")
 # Abbreviations whose full stop does not end a sentence even before a capital ("Dr. Smith", "e.g. Paris").
 # Others ("a.m.", "U.S.", "etc.") end one before a capital: "We left at 7 a.m. Then it rained."
 _NEVER_ENDS = frozenset(
@@ -252,6 +255,7 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
         return start + last_clause.end()
     space = window.rfind(" ")
     return start + space if space > 0 else start + limit
+
 
 
 # ----------------------------------------------------------------------------- adaptive first piece

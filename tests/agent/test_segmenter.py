@@ -278,6 +278,12 @@ def test_a_long_sentence_is_cut_at_its_last_clause_below_the_limit() -> None:
     assert whole(text, policy) == ["alpha beta, gamma delta epsilon;", "zeta eta theta iota kappa lambda mu."]
 
 
+def test_a_long_sentence_may_be_cut_after_an_unspaced_dash() -> None:
+    policy = SegmentPolicy(max_chars=30, first_piece_clause=False)
+    text = "alpha beta gamma\u2014delta epsilon zeta eta theta."
+    assert whole(text, policy) == ["alpha beta gamma\u2014", "delta epsilon zeta eta theta."]
+
+
 def test_without_a_clause_a_long_sentence_is_cut_at_a_word() -> None:
     policy = SegmentPolicy(max_chars=20)
     pieces = whole("aaaa bbbb cccc dddd eeee ffff gggg.", policy)

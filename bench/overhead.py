@@ -40,6 +40,8 @@ class PieceOverhead:
 class Overhead:
     pieces: tuple[PieceOverhead, ...]
     median_ratio: float
+    median_extra_s: float  # server minus engine, seconds per piece: what the socket and scheduler add
+    longest_piece_s: float  # the slowest piece in-process: the longest a session can wait for another's
     rtf: float  # median synthesis seconds per audio second of the pieces, as the server measured them
 
 
@@ -59,6 +61,8 @@ async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: 
     return Overhead(
         pieces=tuple(results),
         median_ratio=median([r.ratio for r in results]),
+        median_extra_s=median([r.server_s - r.engine_s for r in results]),
+        longest_piece_s=max(r.engine_s for r in results),
         rtf=median([r.server_synth_s / r.audio_s for r in results if r.audio_s > 0]),
     )
 

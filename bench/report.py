@@ -42,7 +42,8 @@ def render(report: BenchReport) -> str:
     )
     if report.overhead:
         o = report.overhead
-        out += ["", f"server overhead: median {o.median_ratio:.3f} (server first audio / in-process engine)"]
+        out += ["", f"server overhead: median {o.median_ratio:.3f} (server first audio / in-process engine), "
+                    f"{o.median_extra_s * 1000:+.0f} ms per piece"]
         out += _table(["piece", "engine", "server", "ratio"],
                       [[p.text[:48], _s(p.engine_s, 3), _s(p.server_s, 3), _s(p.ratio, 3)] for p in o.pieces])
     if report.sweep:

@@ -77,10 +77,12 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
 
         sweep = []
         for words in settings.sweep_words:
-            say(f"first-piece sweep: {words} words")
-            trace = await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text,
-                                SegmentPolicy(first_piece_min_words=words)))
-            sweep.append(_sweep_point(f"{words} words", words, [trace]))
+            fixed = run_of(settings.sweep_text, SegmentPolicy(first_piece_min_words=words))
+            traces = []
+            for repeat in range(settings.repeats):
+                say(f"[{repeat + 1}/{settings.repeats}] first-piece sweep: {words} words")
+                traces.append(await speak("pipelined", settings.sweep_text, fixed))
+            sweep.append(_sweep_point(f"{words} words", words, traces))
         if settings.sweep_words:
             adaptive = collected.get((settings.sweep_text, "pipelined")) or [
                 await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))]

@@ -2,7 +2,9 @@
 
 Targets (2-core CPU): on the typical and long texts, audible first audio <= 0.10 x whole answer and
 <= 0.35 x one-at-a-time, and zero stall; server overhead <= 1.10; with 4 sessions, throughput >= 0.9 x one
-session's and each first piece not starved (p95 time to first audio <= 2 x the single session's).
+session's and each first piece not starved: its p95 first audio later than one session's alone by no more
+than the longest single piece takes to synthesize (one piece already in the engine is never interrupted, so
+that wait is the floor; a first-in-first-out server would add every queued piece of every other session).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from .results import StrategyResult, Target
 
 TARGET_TEXTS = ("typical", "long")
 STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player
-FIRST_PIECE_STARVED = 2.0  # 4-session p95 first audio beyond this multiple of one session's: starved
 
 
 def _by(results: list[StrategyResult], text: str, strategy: str) -> StrategyResult | None:
@@ -67,7 +68,9 @@ def evaluate(results: list[StrategyResult], overhead: Overhead | None,
     throughput = four and four.throughput_vs_one
     targets.append(Target("4 sessions: throughput vs one", throughput, ">= 0.9",
                           None if throughput is None else throughput >= 0.9))
-    starved = _ratio(four and four.ttfa_p95_s, one and one.ttfa_p95_s)
-    targets.append(_at_most("4 sessions: p95 first audio vs one", starved, FIRST_PIECE_STARVED,
-                            f"<= {FIRST_PIECE_STARVED:g}"))
+    wait = round(four.ttfa_p95_s - one.ttfa_p95_s, 3) if four and one else None
+    bound = overhead.longest_piece_s if overhead else None
+    targets.append(Target("4 sessions: extra first-audio wait p95 (s)", wait,
+                          "<= one piece" if bound is None else f"<= {bound:.2f} (one piece)",
+                          None if wait is None or bound is None else wait <= bound))
     return targets

@@ -265,8 +265,10 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
 # length, so the fewest safe words follow from the rtf; a GPU's small rtf allows a very short first piece.
 # The constants are the figures `python -m bench` measured (README, "Benchmark").
 NEXT_PIECE_WORDS = 12  # what typically follows the first piece: the rest of a ~15-word first sentence
-PIECE_OVERHEAD_S = 0.15  # per piece: G2P, scheduling and the round trip (bench: server overhead)
-SPEECH_WORDS_PER_S = 3.0  # Kokoro af_heart at speed 1.0 with trimmed piece edges (bench: words / audio s)
+# Per piece beyond synthesis: the LLM writing the word that confirms the cut, and the network round trip on a
+# deployment (the bench measured ~0 ms server overhead on loopback, so this is all margin there).
+PIECE_OVERHEAD_S = 0.15
+SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
 
 

@@ -35,7 +35,7 @@ def test_ratios_are_the_pipelined_figures_over_each_baseline() -> None:
 
 
 def test_each_target_is_judged_and_a_missing_figure_is_not_measured() -> None:
-    overhead = Overhead(pieces=(), median_ratio=1.05, rtf=0.4)
+    overhead = Overhead(pieces=(), median_ratio=1.05, median_extra_s=0.01, longest_piece_s=0.8, rtf=0.4)
     levels = against_one([level(1, 1.0, 2.0), level(4, 1.5, 1.9)])
     verdict = {t.name: t.met for t in evaluate(RESULTS, overhead, levels)}
     assert verdict["typical: audible vs whole answer"] is True
@@ -45,5 +45,8 @@ def test_each_target_is_judged_and_a_missing_figure_is_not_measured() -> None:
     assert verdict["long: stall (s)"] is False
     assert verdict["server overhead"] is True
     assert verdict["4 sessions: throughput vs one"] is True  # 1.9 / 2.0 = 0.95
-    assert verdict["4 sessions: p95 first audio vs one"] is True
+    assert verdict["4 sessions: extra first-audio wait p95 (s)"] is True  # 1.5 - 1.0 <= 0.8
+    starved = against_one([level(1, 1.0, 2.0), level(4, 3.0, 1.9)])
+    assert {t.name: t.met for t in evaluate(RESULTS, overhead, starved)}[
+        "4 sessions: extra first-audio wait p95 (s)"] is False
     assert {t.name: t.met for t in evaluate(RESULTS[:3], None, [])}["server overhead"] is None

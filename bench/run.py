@@ -25,7 +25,7 @@ from .concurrency import against_one, concurrent_sessions
 from .overhead import measure_overhead
 from .plots import plot_text
 from .results import BenchReport, SweepResult, summarize, write_json
-from .server import advertised_rtf, check_ready, model_server
+from .server import advertised_rtf, check_ready, check_voice, model_server
 from .settings import BenchSettings
 from .stats import median
 from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
@@ -58,6 +58,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
     collected: dict[tuple[str, str], list[Trace]] = {}
     with _server(settings) as url:
         meta["server_rtf_advertised"] = await advertised_rtf(url)
+        await check_voice(url, settings.voice)
         say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
         overhead = await measure_overhead(url, sentences(TEXTS[settings.overhead_text]), engine=settings.engine,
                                           device=settings.device, voice=settings.voice)

@@ -22,7 +22,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from kokoro_server.protocol import Ready, StreamDecoder
-from voice_agent.tts_client.websocket import session_url
+from voice_agent.tts_client import TtsError, TtsServerError, TtsSession
+from voice_agent.tts_client.websocket import WebSocketConnector, session_url
 
 from .errors import BenchError
 
@@ -104,6 +105,20 @@ async def advertised_rtf(url: str) -> float | None:
         raise BenchError(f"cannot open a session at {url}: {err}") from err
     except ValueError as err:  # undecodable bytes, incl. ProtocolError
         raise BenchError(f"the server's session stream is not the protocol: {str(err)[:200]}") from err
+
+
+async def check_voice(url: str, voice: str) -> None:
+    """Speak one word with ``voice``: a voice the server lacks is refused before any figure is taken."""
+    try:
+        async with TtsSession(WebSocketConnector(url), timeout_s=60) as session:
+            await session.synthesize("voice-check", "Hi.", voice, 1.0)
+            await session.finish()
+            async for _event in session.events():
+                pass
+    except TtsServerError as err:
+        raise BenchError(f"--voice {voice[:40]!r}: {err.message}") from err
+    except TtsError as err:
+        raise BenchError(f"cannot speak on {url}: {err.code}: {err.message}") from err
 
 
 async def _first_ready(url: str) -> float | None:

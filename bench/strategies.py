@@ -124,7 +124,6 @@ async def _in_turns(deltas: AsyncIterator[str], session: TtsSession, run: Run, t
     """Send one piece, wait for its End, send the next; with ``whole`` the only piece is the full text."""
     pieces: asyncio.Queue[str | None] = asyncio.Queue()
     ended: dict[str, asyncio.Event] = {}
-
     held: list[bytes] = []  # whole: audio is delivered when the utterance is complete
 
     async def listen() -> None:
@@ -140,12 +139,14 @@ async def _in_turns(deltas: AsyncIterator[str], session: TtsSession, run: Run, t
                 if held:
                     trace.audio.append(AudioArrival(now(), b"".join(held)))
                     held.clear()
-                ended[event.id].set()
+                if event.id in ended:  # anything else is not this answer's: ignore it
+                    ended[event.id].set()
 
     writer = asyncio.create_task(_write(deltas, pieces, whole=whole))
-    async with session:
-        listener = asyncio.create_task(listen())
-        try:
+    listener: asyncio.Task | None = None
+    try:
+        async with session:
+            listener = asyncio.create_task(listen())
             while (piece := await _first_of(pieces.get(), listener)) is not None:
                 piece_id = f"p{len(trace.pieces)}"
                 ended[piece_id] = asyncio.Event()
@@ -155,10 +156,11 @@ async def _in_turns(deltas: AsyncIterator[str], session: TtsSession, run: Run, t
             await writer  # the LLM's own failure, if any
             await session.finish()
             await listener
-        finally:
-            for task in (listener, writer):
-                task.cancel()
-            await asyncio.gather(listener, writer, return_exceptions=True)
+    finally:
+        tasks = [t for t in (listener, writer) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _first_of(awaitable, listener: asyncio.Task):

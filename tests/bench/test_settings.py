@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from bench.cli import cli
 from bench.errors import BenchError
 from bench.settings import QUICK, BenchSettings, int_list, name_list, with_options
+from servers import free_port
 
 
 @pytest.mark.parametrize("options, option_name", [
@@ -79,9 +80,7 @@ def test_the_cli_exits_2_with_one_line_before_starting_anything(args, needle) ->
     assert needle in result.output and "Traceback" not in result.output
 
 
-def test_a_server_url_with_nothing_behind_it_is_refused(tmp_path) -> None:
-    from servers import free_port
-
+def test_a_server_url_with_nothing_behind_it_is_refused() -> None:
     result = CliRunner().invoke(cli, ["--quick", "--server-url", f"http://127.0.0.1:{free_port()}"])
     assert result.exit_code == 2
     assert "no warm model server" in result.output

@@ -14,6 +14,7 @@ import typer
 import uvicorn
 
 from kokoro_server import assets as model_assets
+from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 from kokoro_server.server import create_app
 from kokoro_server.settings import DEFAULT_VOICE, ServerSettings, offline_environment
 
@@ -38,6 +39,8 @@ def serve(
     voices_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_VOICES_DIR")] = None,
     config: Annotated[PathOpt, typer.Option(envvar="KOKORO_CONFIG", help="Kokoro config.json.")] = None,
     assets_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_ASSETS_DIR")] = None,
+    warm_up_text: Annotated[str, typer.Option(envvar="KOKORO_WARM_UP_TEXT",
+                                              help="Spoken at start-up to warm and time the model.")] = WARM_UP_TEXT,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -46,7 +49,7 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, onnx_model=onnx_model, torch_model=torch_model,
+            voice=voice, trim=trim, warm_up_text=warm_up_text, onnx_model=onnx_model, torch_model=torch_model,
             voices_dir=voices_dir, config=config, assets_dir=assets_dir,
         )
         resolved = model_assets.resolve(

@@ -50,7 +50,7 @@ class SpeechRuntime:
             load_backend(s.engine, self.assets, s.device, s.threads), Phonemizer(), VoiceBank(self.assets),
             default_voice=s.voice, trim=s.trim,
         )
-        self.rtf = round(synthesizer.warm_up(), 3)
+        self.rtf = round(synthesizer.warm_up(s.warm_up_text), 3)
         log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f)", s.engine, s.device,
                  time.perf_counter() - start, self.rtf)
         return synthesizer

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from kokoro_server.engine.synthesizer import WARM_UP_TEXT
+
 DEFAULT_VOICE = "af_heart"
 
 
@@ -20,6 +22,7 @@ class ServerSettings:
     voice: str = DEFAULT_VOICE
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
+    warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
     onnx_model: Path | None = None
     torch_model: Path | None = None
     voices_dir: Path | None = None
@@ -35,6 +38,8 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if not self.warm_up_text.strip():
+            raise ValueError("warm_up_text: must hold words to speak")
 
 
 def offline_environment() -> None:

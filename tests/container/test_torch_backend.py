@@ -52,7 +52,10 @@ def test_cuda_without_a_gpu_is_a_clear_error(random_weights):
 
 
 def test_server_on_torch_engine_serves_http_and_session(random_weights):
-    with model_server("--engine", "torch", "--torch-model", str(random_weights)) as (url, _proc):
+    # A random model speaks up to 1.25 s per phoneme: warm up on a word, not the default sentence.
+    with model_server("--engine", "torch", "--torch-model", str(random_weights), "--warm-up-text", "Hi") as (
+        url, _proc
+    ):
         assert httpx.get(f"{url}/ping").json()["engine"] == "torch"
         r = httpx.post(f"{url}/invocations", json={"text": "Hi", "format": "pcm"}, timeout=120)
         assert r.status_code == 200 and len(r.content) > 0

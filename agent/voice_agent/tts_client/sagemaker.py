@@ -155,7 +155,8 @@ class SdkParts:
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._duplex.close(), 5.0)
+            async with asyncio.timeout(5.0):
+                await self._duplex.close()
 
 
 class SageMakerConnector:

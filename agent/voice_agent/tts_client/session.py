@@ -55,7 +55,8 @@ class TtsSession:
 
     async def __aenter__(self) -> TtsSession:
         try:
-            self._stream = await asyncio.wait_for(self._connector.connect(), self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):
+                self._stream = await self._connector.connect()
         except TimeoutError:
             raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
         return self
@@ -91,7 +92,10 @@ class TtsSession:
     async def _next_part(self) -> bytes | str | None:
         assert self._stream is not None, "events() outside 'async with'"
         try:
-            return await asyncio.wait_for(self._stream.receive(), self._timeout_s)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that lands
+            # as the part arrives, and the listener would then wait forever for the next one.
+            async with asyncio.timeout(self._timeout_s):
+                return await self._stream.receive()
         except TimeoutError:
             waiting = ", ".join(sorted(self._outstanding)) or "the session to start"
             raise TtsTimeout(f"no audio for {self._timeout_s:g} s while waiting for {waiting}") from None

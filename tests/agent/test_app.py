@@ -136,3 +136,31 @@ async def test_oversized_body_is_refused_before_it_is_read(agent_url: str, size:
         streamed = await client.post(f"{agent_url}/invocations", content=chunks())
     for reply in (declared, streamed):
         assert reply.status_code == 413 and reply.json()["error"]["code"] == "payload_too_large"
+
+
+async def test_caller_leaving_closes_the_speech_session() -> None:
+    """A long, slow answer: the caller hangs up after the first audio, and the session must end."""
+    import asyncio
+
+    from kokoro_server.protocol import Synthesize
+
+    closed = asyncio.Event()
+
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        try:
+            while isinstance(message := await peer.next_message(), Synthesize):
+                await peer.speak(message)
+        finally:
+            closed.set()
+
+    long_reply = "This answer goes on and on. " * 120
+    async with scripted_model_server(script) as model_url:
+        with agent_for(model_url, reply=long_reply, tokens_per_s=10.0) as url:
+            async with httpx.AsyncClient(timeout=60) as client:
+                async with client.stream("POST", f"{url}/invocations", content=b'{"prompt": "talk"}') as reply:
+                    async for line in reply.aiter_lines():
+                        if line.startswith("data:") and '"type": "audio"' in line:
+                            break
+            # the whole answer would take 70 s at this rate; only cancellation ends it sooner
+            await asyncio.wait_for(closed.wait(), 30)

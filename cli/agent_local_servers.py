@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -36,19 +37,30 @@ def _ping_ok(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def model_server_process(engine: str = "onnx", timeout_s: float = MODEL_SERVER_START_S) -> Iterator[str]:
-    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL."""
+def model_server_process(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S
+) -> Iterator[str]:
+    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL.
+
+    ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
+    """
     port = free_port()
-    command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine]
+    command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
+               *extra_args]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # The server's log goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and
+    # would freeze a long-running server. Its tail explains a failed start.
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while not _ping_ok(f"{url}/ping"):
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                tail = (proc.communicate()[0] or "").strip().splitlines()[-10:]
+                proc.wait()
+                log.seek(0)
+                tail = log.read().strip().splitlines()[-10:]
                 raise CommandFailed(
                     f"the local model server did not become ready ({' '.join(command[1:4])})",
                     fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
@@ -62,6 +74,7 @@ def model_server_process(engine: str = "onnx", timeout_s: float = MODEL_SERVER_S
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @contextlib.contextmanager

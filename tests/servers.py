@@ -1,25 +1,19 @@
-"""Start real servers as subprocesses on free loopback ports, for tests across processes."""
+"""Helpers for tests that start real servers on free loopback ports (the model server itself is started
+by the same code ``deploy-agent local`` uses: :func:`cli.agent_local_servers.model_server_process`)."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
+from cli.agent_local_servers import free_port, model_server_process
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+__all__ = ["REPO", "free_port", "model_server_process", "wait_ready"]
 
 
 def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:
@@ -34,25 +28,3 @@ def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None
                 return
         time.sleep(0.2)
     raise TimeoutError(f"{url} not ready after {timeout} s")
-
-
-@contextlib.contextmanager
-def model_server(*args: str, ready: bool = True) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``python -m kokoro_server`` on a free port; yields (base URL, process)."""
-    port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "KOKORO_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kokoro_server", "--port", str(port), *args],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        if ready:
-            wait_ready(f"{url}/ping", proc)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()

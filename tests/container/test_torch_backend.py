@@ -19,7 +19,7 @@ from kokoro import KModel
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import load_backend
 from kokoro_server.protocol import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
-from servers import model_server
+from servers import model_server_process
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 
@@ -53,9 +53,7 @@ def test_cuda_without_a_gpu_is_a_clear_error(random_weights):
 
 def test_server_on_torch_engine_serves_http_and_session(random_weights):
     # A random model speaks up to 1.25 s per phoneme: warm up on a word, not the default sentence.
-    with model_server("--engine", "torch", "--torch-model", str(random_weights), "--warm-up-text", "Hi") as (
-        url, _proc
-    ):
+    with model_server_process("torch", "--torch-model", str(random_weights), "--warm-up-text", "Hi") as url:
         assert httpx.get(f"{url}/ping").json()["engine"] == "torch"
         r = httpx.post(f"{url}/invocations", json={"text": "Hi", "format": "pcm"}, timeout=120)
         assert r.status_code == 200 and len(r.content) > 0

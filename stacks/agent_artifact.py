@@ -18,7 +18,7 @@ from stacks.settings import DeploySettings
 # The image's build context is the repository root (it needs agent/ and the protocol module): send
 # Docker only those, and never .venv, node_modules or cdk.out.
 _IMAGE_CONTEXT = [
-    "*", "!agent", "!container/kokoro_server/protocol.py", "!stacks/agent.Dockerfile",
+    "*", "!agent", "!container/kokoro_server/protocol.py",
     "**/__pycache__", "**/*.egg-info",
 ]
 _CODE_BUCKET_READ = (

@@ -28,4 +28,4 @@ class ProjectPaths:
     @property
     def agent_dockerfile(self) -> str:
         """The agent image's Dockerfile, relative to :attr:`root` (its build context)."""
-        return "stacks/agent.Dockerfile"
+        return "agent/Dockerfile"

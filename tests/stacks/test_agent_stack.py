@@ -109,11 +109,11 @@ def test_role_keeps_the_l2_statements_and_no_managed_policy(default_build: Synth
 def test_container_artifact_builds_an_arm64_image_from_a_narrow_context(cpu_build: Synthesized):
     (image,) = cpu_build.assets("KokoroVoiceAgent")["dockerImages"].values()
     assert image["source"]["platform"] == "linux/arm64"
-    assert image["source"]["dockerFile"] == "stacks/agent.Dockerfile"
+    assert image["source"]["dockerFile"] == "agent/Dockerfile"
     staged = cpu_build.outdir / image["source"]["directory"]
     files = {str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file()}
-    assert {"stacks/agent.Dockerfile", "container/kokoro_server/protocol.py", "agent/main.py"} <= files
-    assert all(f.startswith("agent/") for f in files - {"stacks/agent.Dockerfile", "container/kokoro_server/protocol.py"})
+    assert {"agent/Dockerfile", "container/kokoro_server/protocol.py", "agent/main.py"} <= files
+    assert all(f.startswith("agent/") for f in files - {"agent/Dockerfile", "container/kokoro_server/protocol.py"})
     assert not any("__pycache__" in f for f in files)
     assert "container-assets" in render(runtime(cpu_build)["Properties"]["AgentRuntimeArtifact"]["ContainerConfiguration"]["ContainerUri"])
 

@@ -19,8 +19,9 @@ A boundary is:
   unless the next character is lower case ("e.g. the", "Wait... what", '"Why?" she asked') or the full
   stop ends a title ("Dr."), an initial ("J."), or a list number at the start of a line ("1.");
   a full stop followed by anything but a space (3.14, v2.1, example.com, bob.smith@x.org) never is;
-- for the first piece only, a clause mark (``,`` ``;`` ``:`` followed by a space, a spaced hyphen, an
-  em or en dash) once the piece holds ``first_piece_min_words`` words;
+- for the first piece, a clause mark (``,`` ``;`` ``:`` followed by a space, a spaced hyphen, an
+  em or en dash) once the piece holds ``first_piece_min_words`` words; the same for every later piece
+  while the answer's emitted words are fewer than ``ramp_words`` (the ramp, see the end of this module);
 - a forced cut when a piece would exceed ``max_chars``: at its last clause mark, else its last space,
   else exactly at ``max_chars``.
 Inside a fenced code block only newlines (and forced cuts) are boundaries.
@@ -42,6 +43,9 @@ DEFAULT_FIRST_PIECE_MIN_WORDS = 4
 DEFAULT_MAX_CHARS = 300
 # A cut needs room for a few words; below this every piece would be a forced cut.
 MIN_MAX_CHARS = 16
+# No ramp by default: without a server's rtf the first piece is the measured-safe 4 words and the rest are
+# sentences, exactly as before the ramp existed. adaptive_policy() turns it on.
+DEFAULT_RAMP_WORDS = 0
 
 _TERMINALS = ".!?…"
 _CLOSERS = "\"'”’»)]}*_`"
@@ -73,27 +77,35 @@ _SPACES = re.compile("[^\\S\n]+")
 
 @dataclass(frozen=True)
 class SegmentPolicy:
-    """How eagerly pieces are cut. Small and frozen so that an adaptive policy can swap in another."""
+    """How eagerly pieces are cut. Small and frozen so that an adaptive policy can swap in another.
+
+    ``first_piece_min_words``: a piece may end at a clause mark once it holds this many words; always for
+    the first piece (when ``first_piece_clause``), and for later ones while fewer than ``ramp_words`` words
+    have been emitted in the answer (0: the first piece only).
+    """
 
     first_piece_min_words: int = DEFAULT_FIRST_PIECE_MIN_WORDS
     first_piece_clause: bool = True
     max_chars: int = DEFAULT_MAX_CHARS
+    ramp_words: int = DEFAULT_RAMP_WORDS
 
     def __post_init__(self) -> None:
-        if isinstance(self.first_piece_min_words, bool) or not isinstance(self.first_piece_min_words, int):
-            raise SegmentPolicyError(f"first_piece_min_words must be an int, got {self.first_piece_min_words!r}")
-        if self.first_piece_min_words < 1:
-            raise SegmentPolicyError(f"first_piece_min_words must be >= 1, got {self.first_piece_min_words}")
+        _check_int("first_piece_min_words", self.first_piece_min_words, 1)
         if not isinstance(self.first_piece_clause, bool):
             raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
-        if isinstance(self.max_chars, bool) or not isinstance(self.max_chars, int):
-            raise SegmentPolicyError(f"max_chars must be an int, got {self.max_chars!r}")
-        if self.max_chars < MIN_MAX_CHARS:
-            raise SegmentPolicyError(f"max_chars must be >= {MIN_MAX_CHARS}, got {self.max_chars}")
+        _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
+        _check_int("ramp_words", self.ramp_words, 0)
 
 
 class SegmentPolicyError(ValueError):
     """A policy value out of range: raised when the policy is built, never mid-answer."""
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SegmentPolicyError(f"{name} must be an int, got {value!r}")
+    if value < low:
+        raise SegmentPolicyError(f"{name} must be >= {low}, got {value}")
 
 
 class Segmenter:
@@ -108,6 +120,19 @@ class Segmenter:
             raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
         self._policy = policy
         self._reset()
+
+    @property
+    def policy(self) -> SegmentPolicy:
+        return self._policy
+
+    def adapt_to(self, rtf: float | None) -> None:
+        """Size the clause cuts for a server of real-time factor ``rtf`` (see :func:`adaptive_policy`).
+
+        ``None`` (the server advertised none) keeps the policy. Meant for the moment the speech session's Ready arrives, usually before the first delta; called
+        later, it applies from the next undecided boundary on. A malformed ``rtf`` raises
+        :class:`SegmentPolicyError` and leaves the policy as it was.
+        """
+        self._policy = adaptive_policy(rtf, self._policy)
 
     def feed(self, delta: str) -> list[str]:
         """Pieces completed by this delta, already made speakable (possibly none)."""
@@ -131,6 +156,7 @@ class Segmenter:
         self._line_start = True  # the current piece begins a line
         self._in_code = False  # inside a fenced code block
         self._spoken_any = False  # a piece has been emitted (the first-piece rule is over)
+        self._emitted_words = 0  # words in the pieces emitted so far, counted while the ramp lasts
         self._counted_to = 0  # the current piece's words before this index ...
         self._words = 0  # ... number this many (counted once, for the first-piece rule)
 
@@ -174,7 +200,7 @@ class Segmenter:
         window_end = min(len(buf), start + limit + 1)
         if self._in_code:
             candidates = _CODE_CANDIDATES
-        elif self._policy.first_piece_clause and not self._spoken_any:
+        elif self._clause_cuts_allowed():
             candidates = _FIRST_PIECE_CANDIDATES
         else:
             candidates = _CANDIDATES
@@ -196,6 +222,11 @@ class Segmenter:
             if verdict:
                 return end, end
         return None, None
+
+    def _clause_cuts_allowed(self) -> bool:
+        """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
+        policy = self._policy
+        return policy.first_piece_clause and (not self._spoken_any or self._emitted_words < policy.ramp_words)
 
     def _sentence_ends(self, buf: str, start: int, i: int, end: int, final: bool) -> bool | None:
         """Whether the terminal run buf[i:end] ends a sentence; None while the next characters are unknown."""
@@ -221,7 +252,7 @@ class Segmenter:
         return not is_list_number
 
     def _clause_ends(self, buf: str, start: int, i: int, end: int, final: bool) -> bool | None:
-        """Whether the clause mark buf[i:end] may end the first piece; None while undecided."""
+        """Whether the clause mark buf[i:end] may end the piece (first or ramp); None while undecided."""
         if end == len(buf) and not final:
             return None
         spaced = end == len(buf) or buf[end] in " \n"
@@ -243,6 +274,8 @@ class Segmenter:
         if piece:
             pieces.append(piece)
             self._spoken_any = True
+            if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
+                self._emitted_words += sum(1 for _ in _WORD.finditer(raw))
 
 
 def _forced_cut(buf: str, start: int, limit: int) -> int:
@@ -257,19 +290,32 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
     return start + space if space > 0 else start + limit
 
 
-
-# ----------------------------------------------------------------------------- adaptive first piece
+# ----------------------------------------------------------------------------- adaptive first piece and ramp
 # Why adaptive (issue 6, NOTES section 10): the first piece alone decides when speech starts, but its audio
 # must outlast the synthesis of the piece after it, or the listener hears a few words and then a gap. How
 # long that synthesis takes is the server's real-time factor (Ready.rtf, or measured) times that piece's
 # length, so the fewest safe words follow from the rtf; a GPU's small rtf allows a very short first piece.
-# The constants are the figures `python -m bench` measured (README, "Benchmark").
-NEXT_PIECE_WORDS = 12  # what typically follows the first piece: the rest of a ~15-word first sentence
-# Per piece beyond synthesis: the LLM writing the word that confirms the cut, and the network round trip on a
-# deployment (the bench measured ~0 ms server overhead on loopback, so this is all margin there).
-PIECE_OVERHEAD_S = 0.15
+#
+# Why a ramp: a short first piece is only safe if the next piece is short too. Without the ramp the next
+# piece is the rest of the sentence (the bench's 3-word "Yes, of course," then 15 words: audible at 0.83 s,
+# then a 1.11 s stall). With it, the next pieces also end at clause marks while little audio is queued, so
+# each one's synthesis fits in the audio ahead of it; every piece adds (1 - rtf) of its own length to that
+# lead, and once the lead covers a whole long sentence's synthesis the ramp ends and pieces are sentences
+# again (fewer seams, better prosody). The constants are the figures `python -m bench` measured (README,
+# "Benchmark").
+NEXT_PIECE_WORDS = 6  # the piece after the first, cut at its first clause by the ramp ("the museum is open every day,")
+# Per piece beyond synthesis: the server's own cost (the bench measured ~10 ms of socket and scheduler on
+# loopback) and the engine's fixed cost per call, which weighs more on a short piece than the rtf says.
+PIECE_OVERHEAD_S = 0.05
 SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
+LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
+MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
+
+
+def _check_rtf(rtf: float) -> None:
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
 
 
 def first_piece_words(rtf: float) -> int:
@@ -279,18 +325,32 @@ def first_piece_words(rtf: float) -> int:
     ``rtf * NEXT_PIECE_WORDS / SPEECH_WORDS_PER_S + PIECE_OVERHEAD_S``. So
     ``n >= rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S``, kept within ``ADAPTIVE_FIRST_WORDS``.
     """
-    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
-        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
+    _check_rtf(rtf)
     needed = math.ceil(rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S)
     low, high = ADAPTIVE_FIRST_WORDS
     return min(max(needed, low), high)
 
 
+def ramp_words(rtf: float) -> int:
+    """Words after which the audio queued ahead covers a long sentence's synthesis: where the ramp ends.
+
+    Synthesis is serial and faster than the LLM, so after ``W`` words the lead is about
+    ``(1 - rtf) * W / SPEECH_WORDS_PER_S``; it must cover ``rtf * LONG_SENTENCE_WORDS / SPEECH_WORDS_PER_S +
+    PIECE_OVERHEAD_S``. So ``W >= (rtf * LONG_SENTENCE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S) / (1 - rtf)``,
+    at most ``MAX_RAMP_WORDS`` (an rtf of 1 or more never gets there).
+    """
+    _check_rtf(rtf)
+    if rtf >= 1:
+        return MAX_RAMP_WORDS
+    needed = (rtf * LONG_SENTENCE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S) / (1 - rtf)
+    return min(math.ceil(needed), MAX_RAMP_WORDS)
+
+
 def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) -> SegmentPolicy:
-    """``base`` with its first-piece length sized for a server of real-time factor ``rtf``.
+    """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf``.
 
     ``None`` (a server that advertises no rtf) keeps ``base`` as it is.
     """
     if rtf is None:
         return base
-    return replace(base, first_piece_min_words=first_piece_words(rtf))
+    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf))

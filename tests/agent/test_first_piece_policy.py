@@ -1,8 +1,10 @@
-"""The adaptive first piece: long enough that its audio outlasts the next piece's synthesis, no longer."""
+"""The adaptive first piece and the ramp: each piece's synthesis fits in the audio queued ahead of it."""
 
 from __future__ import annotations
 
 import math
+import re
+import sys
 
 import pytest
 from hypothesis import given
@@ -10,6 +12,8 @@ from hypothesis import strategies as st
 
 from voice_agent.segmenter import (
     ADAPTIVE_FIRST_WORDS,
+    LONG_SENTENCE_WORDS,
+    MAX_RAMP_WORDS,
     NEXT_PIECE_WORDS,
     PIECE_OVERHEAD_S,
     SPEECH_WORDS_PER_S,
@@ -18,6 +22,7 @@ from voice_agent.segmenter import (
     SegmentPolicyError,
     adaptive_policy,
     first_piece_words,
+    ramp_words,
 )
 
 ANSWER = "Well, as far as I can tell from the records, the museum opens at nine on weekdays. It closes at six."
@@ -46,11 +51,12 @@ def test_a_slower_server_needs_a_longer_first_piece() -> None:
     assert sizes[0] == ADAPTIVE_FIRST_WORDS[0] and sizes[-1] == ADAPTIVE_FIRST_WORDS[1]
 
 
-def test_the_policy_changes_only_the_first_piece_length_and_cuts_there() -> None:
+def test_the_policy_changes_only_the_clause_cuts_and_cuts_there() -> None:
     base = SegmentPolicy(max_chars=200)
-    fast, slow = adaptive_policy(0.05, base), adaptive_policy(0.9, base)
+    fast, slow = adaptive_policy(0.05, base), adaptive_policy(2.0, base)
     assert fast.max_chars == slow.max_chars == 200 and fast.first_piece_clause
     assert fast.first_piece_min_words < slow.first_piece_min_words
+    assert fast.ramp_words < slow.ramp_words
     assert first_piece(fast) == "Well, as far as I can tell from the records,"  # first clause with >= 2 words
     assert first_piece(slow) == "Well, as far as I can tell from the records, the museum opens at nine on weekdays."
 
@@ -64,3 +70,166 @@ def test_a_server_without_an_rtf_keeps_the_base_policy() -> None:
 def test_a_malformed_rtf_is_refused_with_a_typed_error(rtf) -> None:
     with pytest.raises(SegmentPolicyError, match="rtf"):
         adaptive_policy(rtf)
+
+
+# -- the ramp ------------------------------------------------------------------------------------------------
+
+TYPICAL = (
+    "Yes, of course, the museum is open every day, except on Mondays, from nine in the morning until six. "
+    "There are a few things to keep in mind before you go. "
+    "Tickets cost twelve dollars for adults, and children under six get in free."
+)
+WORD = re.compile("[^\\W_][^\\s\u2013\u2014]*")  # the segmenter's own notion of a word
+
+
+def pieces_of(text: str, policy: SegmentPolicy, deltas: list[str] | None = None) -> list[str]:
+    segmenter = Segmenter(policy)
+    return [p for d in (deltas or [text]) for p in segmenter.feed(d)] + segmenter.flush()
+
+
+def words(piece: str) -> int:
+    return len(WORD.findall(piece))
+
+
+def test_on_this_cpu_the_first_piece_is_short_and_the_next_ones_end_at_clauses_until_the_lead_is_built() -> None:
+    """The bench's typical answer at the rtf measured here (0.44): the ramp it was designed from."""
+    policy = adaptive_policy(0.44)
+    assert (policy.first_piece_min_words, policy.ramp_words) == (3, 17)
+    assert pieces_of(TYPICAL, policy) == [
+        "Yes, of course,",
+        "the museum is open every day,",
+        "except on Mondays,",
+        "from nine in the morning until six.",  # 19 words emitted: the ramp is over
+        "There are a few things to keep in mind before you go.",
+        "Tickets cost twelve dollars for adults, and children under six get in free.",
+    ]
+
+
+def test_without_a_ramp_only_the_first_piece_ends_at_a_clause() -> None:
+    assert pieces_of(TYPICAL, SegmentPolicy(first_piece_min_words=3))[:2] == [
+        "Yes, of course,",
+        "the museum is open every day, except on Mondays, from nine in the morning until six.",
+    ]
+
+
+def test_a_ramp_piece_also_needs_the_minimum_words() -> None:
+    text = "Right, so, one, two, three, four words here, and then the end."
+    assert pieces_of(text, SegmentPolicy(first_piece_min_words=2, ramp_words=100)) == [
+        "Right, so,", "one, two,", "three, four words here,", "and then the end.",
+    ]
+
+
+@given(st.floats(min_value=0.001, max_value=0.999))
+def test_once_the_ramp_is_over_the_lead_covers_a_long_sentence(rtf: float) -> None:
+    bound = ramp_words(rtf)
+    lead_s = (1 - rtf) * bound / SPEECH_WORDS_PER_S
+    needed_s = rtf * LONG_SENTENCE_WORDS / SPEECH_WORDS_PER_S + PIECE_OVERHEAD_S
+    if bound < MAX_RAMP_WORDS:  # not clamped: the lead suffices there, and one word earlier it does not
+        assert lead_s >= needed_s - 1e-9
+        assert (1 - rtf) * (bound - 1) / SPEECH_WORDS_PER_S < needed_s
+
+
+def test_a_slower_server_ramps_longer_and_one_slower_than_real_time_never_stops() -> None:
+    sizes = [ramp_words(rtf) for rtf in (0.01, 0.1, 0.3, 0.44, 0.7, 0.99, 1.0, 50.0)]
+    assert sizes == sorted(sizes)
+    assert sizes[-3:] == [MAX_RAMP_WORDS] * 3
+
+
+VOCABULARY = ["yes", "Of", "course", "museum", "e.g.", "Dr.", "3.14", "it's", "(aside", "caf\u00e9"]
+MARKS = ["", "", "", ",", ",", ";", ":", " -", "\u2014", ".", "!", "?"]
+ramp_prose = st.lists(st.tuples(st.sampled_from(VOCABULARY), st.sampled_from(MARKS)), min_size=1, max_size=50).map(
+    lambda tokens: " ".join(w + m for w, m in tokens)
+)
+ramp_policies = st.builds(
+    SegmentPolicy, first_piece_min_words=st.integers(1, 6), ramp_words=st.integers(0, 40), max_chars=st.just(1000)
+)
+
+
+@given(ramp_prose, ramp_policies, st.data())
+def test_ramp_pieces_are_the_same_whatever_the_deltas(text: str, policy: SegmentPolicy, data: st.DataObject) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=15)))
+    deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert pieces_of(text, policy, deltas) == pieces_of(text, policy)
+
+
+@given(ramp_prose, ramp_policies)
+def test_a_clause_ends_a_piece_only_within_the_ramp_and_after_the_minimum(text: str, policy: SegmentPolicy) -> None:
+    pieces = pieces_of(text, policy)
+    assert " ".join(pieces).split() == " ".join(pieces_of(text, SegmentPolicy(first_piece_clause=False))).split()
+    emitted = 0
+    for index, piece in enumerate(pieces[:-1]):  # the last piece may end anywhere: the answer ended
+        if piece.rstrip("\u2014-").endswith(tuple(",;:\u2014-")) or piece.endswith("\u2014"):
+            assert index == 0 or emitted < policy.ramp_words
+            assert words(piece) >= policy.first_piece_min_words
+        emitted += words(piece)
+
+
+@given(ramp_prose, st.integers(1, 6))
+def test_a_zero_ramp_cuts_exactly_as_before(text: str, min_words: int) -> None:
+    ramped = SegmentPolicy(first_piece_min_words=min_words, ramp_words=0)
+    first_only = SegmentPolicy(first_piece_min_words=min_words)
+    assert pieces_of(text, ramped) == pieces_of(text, first_only)
+
+
+@pytest.mark.parametrize("bad", [-1, True, 1.5, "3", None])
+def test_a_bad_ramp_is_refused_when_the_policy_is_built(bad) -> None:
+    with pytest.raises(SegmentPolicyError, match="ramp_words"):
+        SegmentPolicy(ramp_words=bad)
+
+
+def test_work_stays_linear_when_every_piece_may_end_at_a_clause() -> None:
+    """Counted in lines of segmenter code run, not seconds: a ramp that re-counted words would be quadratic."""
+    policy = SegmentPolicy(first_piece_min_words=1, ramp_words=10**9)
+    small = lines_run("one, two; " * 300, policy)
+    large = lines_run("one, two; " * 3000, policy)
+    assert large <= 13 * small
+
+
+def lines_run(text: str, policy: SegmentPolicy) -> int:
+    count = 0
+
+    def tracer(frame, event, _arg):  # noqa: ANN001 - sys.settrace's signature
+        nonlocal count
+        if "voice_agent" not in frame.f_code.co_filename:
+            return None
+        if event == "line":
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        pieces_of(text, policy, [text[i : i + 3] for i in range(0, len(text), 3)])
+    finally:
+        sys.settrace(None)
+    return count
+
+
+# -- adapting a segmenter to the server it speaks through -----------------------------------------------------
+
+
+def test_a_segmenter_adapts_to_the_servers_rtf_and_keeps_its_other_settings() -> None:
+    segmenter = Segmenter(SegmentPolicy(max_chars=120))
+    segmenter.adapt_to(0.44)
+    assert segmenter.policy == SegmentPolicy(max_chars=120, first_piece_min_words=3, ramp_words=17)
+    assert segmenter.feed(TYPICAL)[:2] == ["Yes, of course,", "the museum is open every day,"]
+
+
+def test_adapting_mid_piece_counts_the_words_already_written() -> None:
+    segmenter = Segmenter()
+    assert segmenter.feed("Yes, of course") == []  # "Yes," has too few words for the default 4
+    segmenter.adapt_to(0.44)
+    assert segmenter.feed(", the") == ["Yes, of course,"]
+
+
+@pytest.mark.parametrize("rtf", [0, -1.0, math.nan, math.inf, True, "fast"])
+def test_a_malformed_rtf_leaves_the_segmenter_as_it_was(rtf) -> None:
+    segmenter = Segmenter()
+    with pytest.raises(SegmentPolicyError, match="rtf"):
+        segmenter.adapt_to(rtf)
+    assert segmenter.policy == SegmentPolicy()
+
+
+def test_a_server_without_an_rtf_leaves_the_segmenter_as_it_was() -> None:
+    segmenter = Segmenter(SegmentPolicy(first_piece_min_words=7))
+    segmenter.adapt_to(None)
+    assert segmenter.policy == SegmentPolicy(first_piece_min_words=7)

@@ -5,6 +5,11 @@ the speech session (while the LLM is still thinking), sends each piece the momen
 starts the *listener*, which turns the server's audio into events as it arrives. Nothing waits for
 the LLM to finish or for one piece's audio before the next piece is sent (NOTES.md section 10).
 
+The segmenter is sized for the server it speaks through: once the session's Ready has arrived (it
+normally does while the LLM is still thinking), its advertised real-time factor re-sizes the segmenter's
+clause cuts (:meth:`voice_agent.segmenter.Segmenter.adapt_to`) before the next delta is cut; until then,
+or if the server advertises none, the segmenter's own policy stands.
+
 The first failure ends the answer with one typed error event; cancelling the consumer (the caller
 went away) cancels all three, which closes the LLM stream and the speech session.
 """
@@ -29,6 +34,8 @@ class PieceSegmenter(Protocol):
     def feed(self, delta: str) -> list[str]: ...
 
     def flush(self) -> list[str]: ...
+
+    def adapt_to(self, rtf: float | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,13 @@ async def speak_answer(
     voice: Voice,
     *,
     clock: Callable[[], float] = time.monotonic,
+    adapt_to_server: bool = True,
 ) -> AsyncIterator[AgentEvent]:
-    """Yield the answer's events in the order they happen; ends with a Summary or an ErrorEvent."""
+    """Yield the answer's events in the order they happen; ends with a Summary or an ErrorEvent.
+
+    ``adapt_to_server=False`` keeps the segmenter's policy whatever the server advertises (the benchmark's
+    fixed first-piece sweep).
+    """
     answer = _Answer(started=clock())
     queue: asyncio.Queue[AgentEvent | BaseException | _Done] = asyncio.Queue()
     pieces: asyncio.Queue[str | None] = asyncio.Queue()
@@ -70,8 +82,12 @@ async def speak_answer(
         return round(clock() - answer.started, 4)
 
     async def write() -> None:
+        adapted = not adapt_to_server
         try:
             async for delta in deltas:
+                if not adapted and session.ready:
+                    segmenter.adapt_to(session.rtf)
+                    adapted = True
                 answer.text += delta
                 queue.put_nowait(TextDelta(delta))
                 for piece in segmenter.feed(delta):

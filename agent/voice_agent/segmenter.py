@@ -326,9 +326,9 @@ def first_piece_words(rtf: float) -> int:
     ``n >= rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S``, kept within ``ADAPTIVE_FIRST_WORDS``.
     """
     _check_rtf(rtf)
-    needed = math.ceil(rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S)
+    needed = rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S  # inf for a huge rtf: no ceil
     low, high = ADAPTIVE_FIRST_WORDS
-    return min(max(needed, low), high)
+    return high if needed >= high else max(math.ceil(needed), low)
 
 
 def ramp_words(rtf: float) -> int:

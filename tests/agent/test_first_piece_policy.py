@@ -135,6 +135,13 @@ def test_a_slower_server_ramps_longer_and_one_slower_than_real_time_never_stops(
     assert sizes[-3:] == [MAX_RAMP_WORDS] * 3
 
 
+@pytest.mark.parametrize("rtf", [1e-300, 5e-324, 1e308, 1.7976931348623157e308])
+def test_extreme_rtfs_give_the_bounds_not_an_overflow(rtf: float) -> None:
+    policy = adaptive_policy(rtf)
+    assert policy.first_piece_min_words in ADAPTIVE_FIRST_WORDS
+    assert policy.ramp_words in (1, MAX_RAMP_WORDS)
+
+
 VOCABULARY = ["yes", "Of", "course", "museum", "e.g.", "Dr.", "3.14", "it's", "(aside", "caf\u00e9"]
 MARKS = ["", "", "", ",", ",", ";", ":", " -", "\u2014", ".", "!", "?"]
 ramp_prose = st.lists(st.tuples(st.sampled_from(VOCABULARY), st.sampled_from(MARKS)), min_size=1, max_size=50).map(

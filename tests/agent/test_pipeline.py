@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kokoro_server.protocol import Close, Synthesize
+from kokoro_server.protocol import Close, Ready, Synthesize
 from scripted_model_server import Peer, greet, scripted_model_server
 from servers import free_port
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
@@ -138,3 +138,86 @@ async def test_consumer_leaving_stops_the_llm_and_closes_the_session() -> None:
         await answer.aclose()
         await asyncio.wait_for(asyncio.gather(closed.wait(), llm_stopped.wait()), 5)
     assert messages and not any(isinstance(m, Close) for m in messages)
+
+
+# -- the segmenter sized from the server's advertised real-time factor ----------------------------------------
+
+ANSWER = ("Yes, of course, the museum is open every day, except on Mondays, from nine in the morning until six. "
+          "There are a few things to keep in mind before you go.")
+RAMPED = ["Yes, of course,", "the museum is open every day,", "except on Mondays,",
+          "from nine in the morning until six.", "There are a few things to keep in mind before you go."]
+DEFAULT_CUTS = ["Yes, of course, the museum is open every day,",
+                "except on Mondays, from nine in the morning until six.",
+                "There are a few things to keep in mind before you go."]
+
+
+def recording_server(rtf: object, heard: list[str], greeted: asyncio.Event | None = None):
+    """A server that advertises ``rtf`` in its Ready (after ``greeted``, if given) and speaks every piece."""
+
+    async def script(peer: Peer) -> None:
+        if greeted is not None:
+            await asyncio.wait_for(greeted.wait(), 5)
+        await peer.send(Ready(session="scripted", rtf=rtf))  # type: ignore[arg-type]
+        while isinstance(message := await peer.next_message(), Synthesize):
+            heard.append(message.text)
+            await peer.speak(message, chunks=1)
+
+    return scripted_model_server(script)
+
+
+async def answer_after_ready(session: TtsSession, text: str = ANSWER) -> AsyncIterator[str]:
+    """The LLM thinks until the session is open, as it does in production, then streams word by word."""
+    async with asyncio.timeout(5):
+        while not session.ready:
+            await asyncio.sleep(0.005)
+    for word in text.split(" "):
+        yield word + " "
+
+
+async def spoken_pieces(url: str, session: TtsSession, deltas: AsyncIterator[str], **options) -> list:
+    return [e async for e in speak_answer(deltas, session, Segmenter(), VOICE, **options)]
+
+
+async def test_the_servers_rtf_sizes_the_pieces_once_ready_has_arrived() -> None:
+    heard: list[str] = []
+    async with recording_server(0.44, heard) as url:
+        session = session_at(url)
+        events = await spoken_pieces(url, session, answer_after_ready(session))
+    assert session.rtf == 0.44
+    assert isinstance(events[-1], Summary) and events[-1].pieces == len(RAMPED)
+    assert heard == RAMPED == [e.text for e in events if isinstance(e, PieceSent)]
+
+
+async def test_a_ready_that_comes_after_the_first_words_still_sizes_the_first_piece() -> None:
+    heard: list[str] = []
+    written = asyncio.Event()
+
+    async def early_llm(session: TtsSession) -> AsyncIterator[str]:
+        first = "Yes, of course"  # cut nowhere yet: the clause's end is still unknown
+        yield first
+        written.set()
+        async for delta in answer_after_ready(session, ANSWER.removeprefix(first)):
+            yield delta
+
+    async with recording_server(0.44, heard, written) as url:
+        session = session_at(url)
+        await spoken_pieces(url, session, early_llm(session))
+    assert heard == RAMPED
+
+
+@pytest.mark.parametrize("rtf", [None, 0, -0.4, float("nan"), float("inf"), "fast", True, [0.4]])
+async def test_without_a_usable_rtf_the_fixed_default_policy_speaks_the_answer(rtf: object) -> None:
+    heard: list[str] = []
+    async with recording_server(rtf, heard) as url:
+        session = session_at(url)
+        events = await spoken_pieces(url, session, answer_after_ready(session))
+    assert session.ready and session.rtf is None
+    assert isinstance(events[-1], Summary) and heard == DEFAULT_CUTS
+
+
+async def test_a_pipeline_told_not_to_adapt_keeps_its_segmenters_policy() -> None:
+    heard: list[str] = []
+    async with recording_server(0.44, heard) as url:
+        session = session_at(url)
+        await spoken_pieces(url, session, answer_after_ready(session), adapt_to_server=False)
+    assert heard == DEFAULT_CUTS

@@ -9,6 +9,7 @@ boundaries the transport's parts have, and turns every failure into a :class:`Tt
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator
 
 from kokoro_server.protocol import (
@@ -52,6 +53,12 @@ class TtsSession:
         self._outstanding: set[str] = set()
         self._wake = asyncio.Event()
         self.sample_rate: int | None = None
+        self.rtf: float | None = None  # the server's advertised real-time factor, once Ready has arrived
+
+    @property
+    def ready(self) -> bool:
+        """The server's Ready has arrived (``sample_rate`` and ``rtf`` are known from here on)."""
+        return self._ready
 
     async def __aenter__(self) -> TtsSession:
         try:
@@ -120,6 +127,7 @@ class TtsSession:
                 if isinstance(event, Ready):
                     self._ready = True
                     self.sample_rate = event.sample_rate
+                    self.rtf = _usable_rtf(event.rtf)
                 elif isinstance(event, Error):
                     raise TtsServerError(
                         f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id
@@ -138,6 +146,14 @@ class TtsSession:
         if decoder.pending > MAX_PENDING_BYTES:
             raise TtsProtocolError(f"server event larger than {MAX_PENDING_BYTES} bytes")
         return events
+
+
+def _usable_rtf(rtf: object) -> float | None:
+    """Ready.rtf if it is a positive finite number, else None: it is a sizing hint, so a server that
+    sends a malformed one is spoken to with the fixed default policy rather than refused."""
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        return None
+    return float(rtf)
 
 
 __all__ = ["SessionEvent", "TtsError", "TtsSession"]

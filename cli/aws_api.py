@@ -15,6 +15,7 @@ from typing import Protocol
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, ProfileNotFound
+from botocore.parsers import ResponseParserError
 
 from cli.errors import AwsCallFailed, PrerequisiteMissing
 
@@ -25,6 +26,9 @@ CREDENTIALS_FIX = (
 # Control-plane calls answer in well under a second; a synthesis request may take tens of seconds.
 _CONTROL = Config(connect_timeout=5, read_timeout=30, retries={"max_attempts": 2, "mode": "standard"})
 _INVOKE = Config(connect_timeout=5, read_timeout=120, retries={"max_attempts": 1, "mode": "standard"})
+# An answer that is not AWS's (a proxy's or an emulator's HTML error page) raises ResponseParserError,
+# which is no BotoCoreError: without it here, such a reply would end the CLI in a traceback.
+_BOTO_FAILURES = (ClientError, BotoCoreError, ResponseParserError)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def _translated(call: str) -> Iterator[None]:
         yield
     except NoCredentialsError as err:
         raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
-    except (ClientError, BotoCoreError) as err:
+    except _BOTO_FAILURES as err:
         raise AwsCallFailed(f"{call}: {_reason(err)}") from err
 
 
@@ -100,7 +104,7 @@ class Boto3Aws:
             who = self._client("sts").get_caller_identity()
         except NoCredentialsError as err:
             raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
-        except (ClientError, BotoCoreError) as err:
+        except _BOTO_FAILURES as err:
             raise PrerequisiteMissing(
                 f"AWS credentials were refused: {_reason(err)}", fix=CREDENTIALS_FIX
             ) from err
@@ -122,7 +126,7 @@ class Boto3Aws:
         """The resources that failed in the latest operation, oldest first, with CloudFormation's reason."""
         try:
             events = self._client("cloudformation").describe_stack_events(StackName=name)["StackEvents"]
-        except (ClientError, BotoCoreError) as err:
+        except _BOTO_FAILURES as err:
             return [f"(could not read the stack's events: {_reason(err)})"]
         return failure_reasons(events)
 

@@ -1,6 +1,6 @@
 """`deploy-model`: the Kokoro TTS SageMaker endpoint, from nothing to a verified deployment.
 
-    deploy-model [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap]     one-shot deploy
+    deploy-model [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap] [--direct] [--skip-smoke]   one-shot deploy
     deploy-model [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local
 
 Settings go before the subcommand; each becomes CDK context for stacks/settings.py.
@@ -24,6 +24,12 @@ app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the 
 
 InstanceType = Annotated[Optional[str], options.context_option("instance_type")]
 Count = Optional[int]
+SkipSmoke = Annotated[
+    bool,
+    typer.Option("--skip-smoke", help="Deploy and wait for InService, but skip the smoke test of both paths "
+                 "(e.g. on a local AWS emulator, where no container runs); `smoke` runs it later.",
+                 rich_help_panel=options.RUN_PANEL),
+]
 
 
 @app.callback(invoke_without_command=True)
@@ -45,6 +51,8 @@ def main(
     yes: options.Yes = False,
     json_output: options.Json = False,
     bootstrap: options.Bootstrap = False,
+    direct: options.Direct = False,
+    skip_smoke: SkipSmoke = False,
     out_dir: options.OutDir = None,
     cdk_bin: options.CdkBin = options.DEFAULT_CDK_BIN,
     docker_bin: options.DockerBin = "docker",
@@ -58,12 +66,12 @@ def main(
         "image_uri": image_uri, "voice": voice,
     }
     state = start(ctx, console, lambda: build_run_options(
-        given, profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap,
+        given, profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap, direct=direct,
         cdk_bin=cdk_bin, docker_bin=docker_bin,
     ), out_dir)
     if ctx.invoked_subcommand is None:
         with console.reporting_errors():
-            model_flow.deploy(state.run, console, state.connect, state.out_dir)
+            model_flow.deploy(state.run, console, state.connect, state.out_dir, smoke=not skip_smoke)
 
 
 @app.command()

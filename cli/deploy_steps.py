@@ -14,7 +14,7 @@ from cli import cdk_command, runner
 from cli.aws_api import AwsApi, Identity, StackState
 from cli.cdk_command import CdkCall
 from cli.console import Console
-from cli.errors import CommandFailed, DeployFailed
+from cli.errors import AwsCallFailed, CommandFailed, DeployFailed
 from cli.prerequisites import Finding, check_aws, check_bootstrap, check_cdk, check_docker, require
 from cli.run_options import RunOptions
 
@@ -62,6 +62,7 @@ def deploy_call(run: RunOptions, stack: str, assembly_dir: str) -> CdkCall:
     return cdk_command.deploy(
         replace(run.cdk_target(), app=assembly_dir), stack,
         approve_all=run.assume_yes or run.unattended, outputs_file=f"{assembly_dir}/outputs.json",
+        direct=run.direct,
     )
 
 
@@ -69,7 +70,12 @@ def deploy(run: RunOptions, console: Console, aws: AwsApi, stack: str, assembly_
     """Deploy and return the stack; a failure carries CloudFormation's reasons, not cdk's stack trace."""
     console.step(f"deploying {stack} (stack events follow; an endpoint takes 5-15 minutes)")
     result = runner.run(deploy_call(run, stack, assembly_dir), console.line)
-    state = aws.stack(stack)
+    try:
+        state = aws.stack(stack)
+    except AwsCallFailed:
+        if result.returncode == 0:
+            raise
+        state = None  # cdk already failed: its own reasons say more than a failed read-back
     if result.returncode != 0 or state is None or not state.status.endswith("_COMPLETE") \
             or "ROLLBACK" in state.status:
         reasons = aws.stack_failures(stack) if state is not None else []

@@ -2,7 +2,8 @@
 
 The one-shot deploy: prerequisites -> synth -> deploy -> wait for InService -> smoke both paths ->
 print what was deployed and how to use it. An endpoint that is InService but fails its session check
-is a failed deploy (exit 1).
+is a failed deploy (exit 1). ``--skip-smoke`` stops after InService: on a local AWS emulator the
+endpoint exists but no container answers.
 """
 
 from __future__ import annotations
@@ -36,11 +37,22 @@ def _usage(region: str, endpoint: str) -> list[str]:
     ]
 
 
-def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) -> None:
+def _smoke_after_deploy(aws: AwsApi, console: Console, endpoint: str, region: str, voice: str) -> dict:
+    """Both paths against the new endpoint; a failed check fails the deploy (exit 1)."""
+    console.step("verifying /invocations and a bidirectional session (binary frame)")
+    report = smoke_endpoint(aws, endpoint, region, voice)
+    for name, line in report_rows(report):
+        console.line(f"    {name}: {line}")
+    report.raise_if_failed()
+    return report.to_json()
+
+
+def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str, *, smoke: bool = True) -> None:
     stack = run.settings.model_stack_name
     if run.dry_run:
         calls = [cdk_command.synth(run.cdk_target(), stack, out_dir), deploy_steps.deploy_call(run, stack, out_dir)]
-        deploy_steps.print_plan(console, calls, ["then: wait for the endpoint InService, smoke both paths"])
+        then = "then: wait for the endpoint InService" + (", smoke both paths" if smoke else " (no smoke test)")
+        deploy_steps.print_plan(console, calls, [then])
         return
     aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run))
     run = deploy_steps.pinned_to(run, identity)
@@ -49,15 +61,15 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) ->
     endpoint = state.outputs.get("EndpointName", run.settings.endpoint_name)
     console.step(f"waiting for endpoint {endpoint} to be InService")
     wait_for_endpoint(aws, endpoint, on_progress=console.line)
-    console.step("verifying /invocations and a bidirectional session (binary frame)")
-    report = smoke_endpoint(aws, endpoint, identity.region, run.settings.voice)
-    for name, line in report_rows(report):
-        console.line(f"    {name}: {line}")
-    report.raise_if_failed()
+    if smoke:
+        report = _smoke_after_deploy(aws, console, endpoint, identity.region, run.settings.voice)
+    else:
+        console.note("smoke test skipped (--skip-smoke): `deploy-model smoke` runs it")
+        report = None
     result = {
         "stack": stack, "status": state.status, "region": identity.region, "account": identity.account,
         "endpoint_name": endpoint, "endpoint_arn": state.outputs.get("EndpointArn", ""),
-        "template": str(template), "smoke": report.to_json(), "next": _usage(identity.region, endpoint),
+        "template": str(template), "smoke": report, "next": _usage(identity.region, endpoint),
     }
     rows = [(k, str(result[k])) for k in ("stack", "region", "endpoint_name", "endpoint_arn")]
     rows += [("next", line) for line in result["next"]]

@@ -56,6 +56,12 @@ Bootstrap = Annotated[
     typer.Option("--bootstrap", help="Run `cdk bootstrap` first when the environment is not bootstrapped.",
                  rich_help_panel=RUN_PANEL),
 ]
+Direct = Annotated[
+    bool,
+    typer.Option("--direct", help="Deploy without a CloudFormation change set (cdk deploy --method direct); "
+                 "local AWS emulators such as moto need it, as they drop a change set's outputs.",
+                 rich_help_panel=RUN_PANEL),
+]
 OutDir = Annotated[
     Optional[str],
     typer.Option(help="Cloud assembly directory: synth writes it, deploy deploys it (default: the "

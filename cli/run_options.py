@@ -26,6 +26,7 @@ class RunOptions:
     dry_run: bool = False
     assume_yes: bool = False
     bootstrap: bool = False
+    direct: bool = False  # cdk deploy --method direct: no change set
     unattended: bool = False
     cdk_bin: str = ""
     docker_bin: str = "docker"
@@ -63,6 +64,7 @@ def build_run_options(
     dry_run: bool = False,
     assume_yes: bool = False,
     bootstrap: bool = False,
+    direct: bool = False,
     cdk_bin: str,
     docker_bin: str = "docker",
     env: Mapping[str, str] = os.environ,
@@ -82,6 +84,7 @@ def build_run_options(
         dry_run=dry_run,
         assume_yes=assume_yes,
         bootstrap=bootstrap,
+        direct=direct,
         unattended=is_unattended(env, terminal),
         cdk_bin=_checked_text("--cdk-bin", cdk_bin),
         docker_bin=_checked_text("--docker-bin", docker_bin),

@@ -22,7 +22,8 @@ def render(report: BenchReport) -> str:
         f"machine: {m['machine']}; engine {m['engine']} on {m['device']}; LLM {m['tokens_per_s']:g} tokens/s; "
         f"load average {m['load_average_start']} -> {m.get('load_average_end')}",
         f"real-time factor: advertised {m.get('server_rtf_advertised')}, measured on sentences "
-        f"{m.get('rtf_measured')}; adaptive first piece: >= {m.get('first_piece_min_words')} words",
+        f"{m.get('rtf_measured')}; adaptive first piece: >= {m.get('first_piece_min_words')} words, "
+        f"clause cuts until {m.get('ramp_words')} words are out",
         "",
         "per text and strategy (seconds from the request; audible = first sample above -40 dBFS played;",
         "whole = complete audio delivered at once; 'if streamed' = its first byte had the server streamed it)",

@@ -1,8 +1,9 @@
 """One benchmark run, step by step, on one server:
 
-1. start the model server (or use ``--server-url``) and read the rtf its Ready event advertises;
-2. server overhead: each sentence of one text timed in-process and on the server; this also measures the
-   real-time factor that sizes the adaptive first piece;
+1. start the model server (or use ``--server-url``) and read the rtf its Ready event advertises: the
+   pipelined strategy sizes its pieces from it, as the agent does;
+2. server overhead: each sentence of one text timed in-process and on the server (and the rtf on
+   sentences, to check the advertised one against);
 3. every text with every strategy (interleaved across repeats, so load changes hit all of them alike);
 4. the first-piece sweep: fixed lengths against the adaptive one, on one text;
 5. 1, 2, 4, 8 concurrent sessions.
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from voice_agent.segmenter import Segmenter, SegmentPolicy, adaptive_policy
+from voice_agent.tts_client.session import usable_rtf
 
 from .concurrency import against_one, concurrent_sessions
 from .overhead import measure_overhead
@@ -62,11 +64,12 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
         overhead = await measure_overhead(url, sentences(TEXTS[settings.overhead_text]), engine=settings.engine,
                                           device=settings.device, voice=settings.voice)
-        policy = adaptive_policy(overhead.rtf)
+        policy = adaptive_policy(usable_rtf(meta["server_rtf_advertised"]))  # what the agent picks from Ready
         meta["rtf_measured"] = overhead.rtf
         meta["first_piece_min_words"] = policy.first_piece_min_words
+        meta["ramp_words"] = policy.ramp_words
 
-        def run_of(text: str, piece_policy: SegmentPolicy = policy) -> Run:
+        def run_of(text: str, piece_policy: SegmentPolicy | None = None) -> Run:
             return Run(url, TEXTS[text], settings.tokens_per_s, settings.voice, piece_policy)
 
         for repeat in range(settings.repeats):

@@ -6,8 +6,9 @@
   delivered the first byte is kept too (``Trace.streamed_first_byte_s``);
 * ``sequential``: the published design: send a sentence, wait until its audio has finished arriving,
   send the next (sentences queue up meanwhile; the LLM is never held back);
-* ``pipelined``: this project's agent pipeline, :func:`voice_agent.pipeline.speak_answer`, unchanged,
-  with a first-piece policy.
+* ``pipelined``: this project's agent pipeline, :func:`voice_agent.pipeline.speak_answer`, unchanged:
+  by default its segmenter is sized from the server's Ready.rtf exactly as the agent's is; the first-piece
+  sweep gives it a fixed policy instead.
 
 All three read the same paced scripted LLM through the agent's own Strands path, open their speech
 session at the request (while the LLM writes) and stamp every event on one clock.
@@ -50,13 +51,14 @@ class Trace:
 
 @dataclass(frozen=True)
 class Run:
-    """One answer to speak: where, how fast the LLM writes, and how the pipeline cuts its first piece."""
+    """One answer to speak: where, how fast the LLM writes, and how the pipeline cuts its pieces
+    (``policy=None``: as the agent does, sized from the server's advertised rtf)."""
 
     url: str
     reply: str
     tokens_per_s: float
     voice: str
-    policy: SegmentPolicy
+    policy: SegmentPolicy | None = None
     timeout_s: float = 120.0
 
 
@@ -93,8 +95,9 @@ async def _stamped(deltas: AsyncIterator[str], trace: Trace, now) -> AsyncIterat
 
 
 async def _pipelined(deltas: AsyncIterator[str], session: TtsSession, run: Run, trace: Trace, now) -> None:
-    segmenter = Segmenter(run.policy)
-    async for event in speak_answer(deltas, session, segmenter, Voice(run.voice, 1.0)):
+    segmenter = Segmenter(run.policy or SegmentPolicy())
+    adapt = run.policy is None
+    async for event in speak_answer(deltas, session, segmenter, Voice(run.voice, 1.0), adapt_to_server=adapt):
         if isinstance(event, PieceSent):
             trace.pieces.append((now(), event.text))
         elif isinstance(event, AudioChunk):

@@ -127,7 +127,7 @@ class TtsSession:
                 if isinstance(event, Ready):
                     self._ready = True
                     self.sample_rate = event.sample_rate
-                    self.rtf = _usable_rtf(event.rtf)
+                    self.rtf = usable_rtf(event.rtf)
                 elif isinstance(event, Error):
                     raise TtsServerError(
                         f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id
@@ -148,7 +148,7 @@ class TtsSession:
         return events
 
 
-def _usable_rtf(rtf: object) -> float | None:
+def usable_rtf(rtf: object) -> float | None:
     """Ready.rtf if it is a positive finite number, else None: it is a sizing hint, so a server that
     sends a malformed one is spoken to with the fixed default policy rather than refused."""
     if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
@@ -156,4 +156,4 @@ def _usable_rtf(rtf: object) -> float | None:
     return float(rtf)
 
 
-__all__ = ["SessionEvent", "TtsError", "TtsSession"]
+__all__ = ["SessionEvent", "TtsError", "TtsSession", "usable_rtf"]

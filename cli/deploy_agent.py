@@ -13,13 +13,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import agent_flow, deploy_steps, options
+from cli import agent_flow, options
 from cli.agent_local import invoke, local
 from cli.agent_smoke import SMOKE_PROMPT
 from cli.console import Console
 from cli.errors import UsageError
 from cli.run_options import build_run_options
-from cli.typer_app import confirm_destroy, new_app, start, state_of
+from cli.typer_app import add_stack_commands, new_app, start, state_of
 from voice_agent.request import MAX_PROMPT_CHARS
 
 app = new_app("Deploy, verify and manage the voice agent on Bedrock AgentCore (the agent stack).")
@@ -66,33 +66,7 @@ def main(
             agent_flow.deploy(state.run, console, state.connect, state.out_dir)
 
 
-@app.command()
-def synth(ctx: typer.Context) -> None:
-    """Synthesize the agent stack's template (offline: no credentials, no Docker)."""
-    state = state_of(ctx)
-    stack = state.run.settings.agent_stack_name
-    with state.console.reporting_errors():
-        template = deploy_steps.synth(state.run, state.console, stack, state.out_dir)
-        if template is not None:
-            state.console.result({"stack": stack, "template": str(template)})
-
-
-@app.command()
-def diff(ctx: typer.Context) -> None:
-    """Show what a deploy would change in the deployed agent stack."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
-        deploy_steps.diff(state.run, state.console, state.run.settings.agent_stack_name)
-
-
-@app.command()
-def destroy(ctx: typer.Context) -> None:
-    """Delete the agent stack and its runtime (asks first unless --yes)."""
-    state = state_of(ctx)
-    stack = state.run.settings.agent_stack_name
-    with state.console.reporting_errors():
-        confirm_destroy(state, stack)
-        deploy_steps.destroy(state.run, state.console, stack)
+add_stack_commands(app, lambda run: run.settings.agent_stack_name, "agent")
 
 
 @app.command()

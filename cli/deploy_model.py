@@ -15,10 +15,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import deploy_steps, model_flow, options
+from cli import model_flow, options
 from cli.console import Console
 from cli.run_options import build_run_options
-from cli.typer_app import confirm_destroy, new_app, start, state_of
+from cli.typer_app import add_stack_commands, new_app, start, state_of
 
 app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the model stack).")
 
@@ -74,33 +74,7 @@ def main(
             model_flow.deploy(state.run, console, state.connect, state.out_dir, smoke=not skip_smoke)
 
 
-@app.command()
-def synth(ctx: typer.Context) -> None:
-    """Synthesize the model stack's template (offline: no credentials, no Docker)."""
-    state = state_of(ctx)
-    stack = state.run.settings.model_stack_name
-    with state.console.reporting_errors():
-        template = deploy_steps.synth(state.run, state.console, stack, state.out_dir)
-        if template is not None:
-            state.console.result({"stack": stack, "template": str(template)})
-
-
-@app.command()
-def diff(ctx: typer.Context) -> None:
-    """Show what a deploy would change in the deployed model stack."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
-        deploy_steps.diff(state.run, state.console, state.run.settings.model_stack_name)
-
-
-@app.command()
-def destroy(ctx: typer.Context) -> None:
-    """Delete the model stack and its endpoint (asks first unless --yes)."""
-    state = state_of(ctx)
-    stack = state.run.settings.model_stack_name
-    with state.console.reporting_errors():
-        confirm_destroy(state, stack)
-        deploy_steps.destroy(state.run, state.console, stack)
+add_stack_commands(app, lambda run: run.settings.model_stack_name, "model")
 
 
 @app.command()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from cli import deploy_steps
 from cli.aws_api import AwsApi, Boto3Aws
 from cli.cdk_command import OUTPUT_DIR, PROJECT_ROOT
 from cli.console import Console
@@ -74,3 +75,33 @@ def confirm_destroy(state: CliState, stack: str) -> None:
         raise UsageError(f"not destroying {stack}: no terminal to confirm at", fix="pass --yes to destroy unattended")
     if not typer.confirm(f"Destroy stack {stack} and everything in it?", default=False, err=True):
         raise typer.Exit(int(ExitCode.FAILED))
+
+
+def add_stack_commands(app: typer.Typer, stack_of: Callable[[RunOptions], str], noun: str) -> None:
+    """``synth``, ``diff`` and ``destroy``: the same three verbs for either CLI's own stack."""
+    @app.command()
+    def synth(ctx: typer.Context) -> None:
+        state = state_of(ctx)
+        stack = stack_of(state.run)
+        with state.console.reporting_errors():
+            template = deploy_steps.synth(state.run, state.console, stack, state.out_dir)
+            if template is not None:
+                state.console.result({"stack": stack, "template": str(template)})
+
+    @app.command()
+    def diff(ctx: typer.Context) -> None:
+        state = state_of(ctx)
+        with state.console.reporting_errors():
+            deploy_steps.diff(state.run, state.console, stack_of(state.run))
+
+    @app.command()
+    def destroy(ctx: typer.Context) -> None:
+        state = state_of(ctx)
+        stack = stack_of(state.run)
+        with state.console.reporting_errors():
+            confirm_destroy(state, stack)
+            deploy_steps.destroy(state.run, state.console, stack)
+
+    synth.__doc__ = f"Synthesize the {noun} stack's template (offline: no credentials, no Docker)."
+    diff.__doc__ = f"Show what a deploy would change in the deployed {noun} stack."
+    destroy.__doc__ = f"Delete the {noun} stack and everything in it (asks first unless --yes)."

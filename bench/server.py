@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -25,17 +19,13 @@ from kokoro_server.protocol import Ready, StreamDecoder
 from voice_agent.tts_client import TtsError, TtsServerError, TtsSession
 from voice_agent.tts_client.websocket import WebSocketConnector, session_url
 
+from cli.agent_local_servers import model_server_process
+from cli.errors import CommandFailed
+
 from .errors import BenchError
 
 READY_TIMEOUT_S = 300.0  # model load and warm-up; minutes on a busy 2-core machine
 READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the session
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _ping(url: str) -> int | None:
@@ -50,42 +40,15 @@ def _ping(url: str) -> int | None:
 
 @contextlib.contextmanager
 def model_server(engine: str, device: str) -> Iterator[str]:
-    """``python -m kokoro_server`` on a free port, warm; yields its base URL and stops it afterwards."""
-    port = _free_port()
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kokoro_server", "--port", str(port), "--engine", engine, "--device", device,
-             "--log-level", "warning"],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_ready(url, proc, log)
+    """``python -m kokoro_server`` on a free port, warm (the launcher ``deploy-agent local`` uses);
+    yields its base URL and stops it afterwards. A server that dies or never warms up is a BenchError
+    quoting its own log."""
+    try:
+        with model_server_process(engine, "--device", device, "--log-level", "warning",
+                                  timeout_s=READY_TIMEOUT_S) as url:
             yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_ready(url: str, proc: subprocess.Popen, log) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise BenchError(f"the model server exited with {proc.returncode}: {_tail(log)}")
-        if _ping(url) == 200:
-            return
-        time.sleep(0.25)
-    raise BenchError(f"the model server was not ready after {READY_TIMEOUT_S:.0f} s: {_tail(log)}")
-
-
-def _tail(log, chars: int = 1500) -> str:
-    log.flush()
-    log.seek(0)
-    return log.read()[-chars:].strip() or "(no output)"
+    except CommandFailed as err:
+        raise BenchError(f"{err.message}: {' | '.join(err.details) or '(no output)'}") from err
 
 
 def check_ready(url: str) -> None:

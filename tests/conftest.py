@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine.
+settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("project")
 
 
 @pytest.fixture(scope="session")

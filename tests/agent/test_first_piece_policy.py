@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from line_count import lines_executed
 from voice_agent.segmenter import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
@@ -193,22 +193,7 @@ def test_work_stays_linear_when_every_piece_may_end_at_a_clause() -> None:
 
 
 def lines_run(text: str, policy: SegmentPolicy) -> int:
-    count = 0
-
-    def tracer(frame, event, _arg):  # noqa: ANN001 - sys.settrace's signature
-        nonlocal count
-        if "voice_agent" not in frame.f_code.co_filename:
-            return None
-        if event == "line":
-            count += 1
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        pieces_of(text, policy, [text[i : i + 3] for i in range(0, len(text), 3)])
-    finally:
-        sys.settrace(None)
-    return count
+    return lines_executed(lambda: pieces_of(text, policy, [text[i : i + 3] for i in range(0, len(text), 3)]))
 
 
 # -- adapting a segmenter to the server it speaks through -----------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import unicodedata
 from collections.abc import Iterable
 
@@ -10,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from line_count import lines_executed
 from voice_agent.segmenter import MIN_MAX_CHARS, Segmenter, SegmentPolicy, SegmentPolicyError
 
 NO_CLAUSE = SegmentPolicy(first_piece_clause=False)
@@ -399,23 +399,8 @@ def test_work_grows_linearly_with_the_text(name: str, delta_size: int | None) ->
 
 def lines_run(text: str, delta_size: int | None) -> int:
     """Lines of voice_agent code executed to segment the text, fed in deltas of that size or at once."""
-    count = 0
-
-    def tracer(frame, event, _arg):  # noqa: ANN001 - sys.settrace's signature
-        nonlocal count
-        if "voice_agent" not in frame.f_code.co_filename:
-            return None
-        if event == "line":
-            count += 1
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        size = delta_size or len(text)
-        segment(text[i : i + size] for i in range(0, len(text), size))
-    finally:
-        sys.settrace(None)
-    return count
+    size = delta_size or len(text)
+    return lines_executed(lambda: segment(text[i : i + size] for i in range(0, len(text), size)))
 
 
 MEGABYTE_PATTERNS = ["prose", "lowercase after every stop", "bangs", "one long word", "controls", "markup"]

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from bedrock_agentcore.runtime import BedrockAgentCoreApp
+from bedrock_agentcore.runtime import BedrockAgentCoreApp, RequestContext
 from starlette.middleware import Middleware
 from strands import Agent
 
 from .body_limit import BodyLimit
 from .conversations import Conversations
 from .events import error_event, to_wire
+from .hangup import HangupSignal, hangup_flag, until_hangup
 from .llm import build_agent, text_deltas
 from .pipeline import PieceSegmenter, Voice, speak_answer
 from .request import BadRequest, parse_invocation
@@ -32,12 +33,12 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit)])
+    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(HangupSignal)])
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 
     @app.entrypoint
-    async def invocations(payload: Any) -> AsyncIterator[dict[str, Any]]:
+    async def invocations(payload: Any, context: RequestContext) -> AsyncIterator[dict[str, Any]]:
         try:
             request = parse_invocation(payload)
         except BadRequest as err:
@@ -46,7 +47,8 @@ def create_app(
         voice = Voice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
         deltas = text_deltas(conversations.agent_for(request.session), request.prompt)
         session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
-        async for event in speak_answer(deltas, session, new_segmenter(), voice):
+        answer = speak_answer(deltas, session, new_segmenter(), voice)
+        async for event in until_hangup(answer, hangup_flag(context.request)):
             yield to_wire(event)
 
     return app

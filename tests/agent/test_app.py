@@ -164,3 +164,34 @@ async def test_caller_leaving_closes_the_speech_session() -> None:
                             break
             # the whole answer would take 70 s at this rate; only cancellation ends it sooner
             await asyncio.wait_for(closed.wait(), 30)
+
+
+async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> None:
+    """No event would be written after the hang-up (the server goes quiet mid-piece), so only the app's
+    own disconnect watch can end the answer; the TTS timeout (60 s) is longer than this test waits."""
+    import asyncio
+
+    from kokoro_server.protocol import Audio, Start, Synthesize
+
+    from scripted_model_server import PCM_CHUNK
+
+    closed = asyncio.Event()
+
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        try:
+            message = await peer.next_message()
+            assert isinstance(message, Synthesize)
+            await peer.send(Start(id=message.id or ""), Audio(id=message.id or "", seq=0, pcm=PCM_CHUNK))
+            await peer.connection.wait_closed()  # silent from here on
+        finally:
+            closed.set()
+
+    async with scripted_model_server(script) as model_url:
+        with agent_for(model_url, reply="One short sentence. " * 50, tokens_per_s=10.0) as url:
+            async with httpx.AsyncClient(timeout=60) as client:
+                async with client.stream("POST", f"{url}/invocations", content=b'{"prompt": "talk"}') as reply:
+                    async for line in reply.aiter_lines():
+                        if line.startswith("data:") and '"type": "audio"' in line:
+                            break
+            await asyncio.wait_for(closed.wait(), 30)

@@ -14,6 +14,7 @@ import numpy as np
 
 from kokoro_server.audio import trim_silence
 from kokoro_server.engine.backend import Backend
+from kokoro_server.engine.normalize import normalize
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
 
@@ -47,7 +48,8 @@ class Synthesizer:
 
     def plan(self, text: str, voice: str | None, speed: float) -> list[Chunk]:
         style = self.voices.get(voice or self.default_voice)
-        phonemes = self.phonemizer.phonemize(text, style.lang)
+        spoken = normalize(text)
+        phonemes = self.phonemizer.phonemize(spoken.spoken, style.lang)
         # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
         chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes) if any(c.isalpha() for c in ps)]
         if not chunks:

@@ -53,6 +53,39 @@ class PieceDone:
 
 
 @dataclass(frozen=True)
+class WordSpan:
+    text: str
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class SpokenWords:
+    """One piece's written words and when each is heard, in seconds from the start of the ANSWER's audio.
+
+    Only the conversation socket asks for these (``speak_answer(..., with_words=True)``); the SSE stream of
+    ``/invocations`` does not carry them.
+    """
+
+    id: str
+    words: tuple[WordSpan, ...]
+    type: str = "words"
+
+
+def word_spans(raw: object, offset_s: float) -> tuple[WordSpan, ...]:
+    """The server's ``words`` list shifted by ``offset_s``; entries that are not well-formed are skipped."""
+    spans = []
+    for word in raw if isinstance(raw, list) else ():
+        if not isinstance(word, dict) or not isinstance(word.get("text"), str):
+            continue
+        start, end = word.get("start_s"), word.get("end_s")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end)):
+            continue
+        spans.append(WordSpan(word["text"], round(offset_s + start, 4), round(offset_s + end, 4)))
+    return tuple(spans)
+
+
+@dataclass(frozen=True)
 class Summary:
     """The answer is complete. ``ttfa_s``: request to first audio byte; ``None`` when nothing was said."""
 
@@ -75,7 +108,7 @@ class ErrorEvent:
     type: str = "error"
 
 
-AgentEvent = Union[TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent]
+AgentEvent = Union[TextDelta, PieceSent, AudioChunk, SpokenWords, PieceDone, Summary, ErrorEvent]
 _TYPES: dict[str, type] = {
     cls.type: cls  # type: ignore[misc]
     for cls in (TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent)

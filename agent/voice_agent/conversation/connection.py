@@ -1,0 +1,129 @@
+"""One conversation socket: read the listener's messages while the current turn speaks.
+
+The connection loop never waits for a turn: each turn runs in its own task, so an ``interrupt`` is read
+and acted on while audio is still streaming (the turn's audio gate closes first, then its task is
+cancelled, which closes the LLM stream and cancels the speech session's pieces). A socket that closes,
+by ``bye`` or by vanishing, ends its turn's work at once. The history lives in the session's Strands
+agent, so a new socket with the same AgentCore session id continues the same conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from kokoro_server.protocol import SAMPLE_RATE
+from strands import Agent
+
+from ..conversations import Conversations
+from ..events import AgentEvent
+from . import messages
+from .history import close_failed_turn, heard_text, record_interrupted, transcript
+from .messages import BadMessage, Bye, Interrupt, Prompt, parse_client_frame
+from .outbox import Outbox
+from .turn import Turn, stream_turn
+
+SESSION_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
+MAX_SESSION_CHARS = 256
+# (agent, prompt) -> the answer's events, words included
+AnswerFor = Callable[[Agent, Prompt], AsyncIterator[AgentEvent]]
+
+
+def session_of(websocket: Any, header_value: str | None) -> str | None:
+    """AgentCore's session header; else the same name as a query parameter, which is where a presigned
+    URL carries it and how a browser (which cannot set headers on a WebSocket) names its session."""
+    session = header_value or websocket.query_params.get(SESSION_HEADER)
+    if session and len(session) <= MAX_SESSION_CHARS and session.isprintable():
+        return session
+    return None
+
+
+class Conversation:
+    """The turns of one socket, over the history of one Strands agent."""
+
+    def __init__(self, agent: Agent, outbox: Outbox, answer_for: AnswerFor):
+        self.agent = agent
+        self.outbox = outbox
+        self.answer_for = answer_for
+        self.turns = 0
+        self.last: Turn | None = None
+
+    async def prompt(self, prompt: Prompt) -> None:
+        if self.last is not None and self.last.speaking:
+            played = self.last.audio_s if prompt.played_s is None else prompt.played_s
+            await self.interrupt(Interrupt(played))
+        self.turns += 1
+        turn = Turn(id=f"t{self.turns}")
+        self.last = turn
+        await self.outbox.text(messages.event("turn_start", turn=turn.id, prompt=prompt.text))
+        turn.task = asyncio.create_task(self._run(turn, self.answer_for(self.agent, prompt)))
+
+    async def _run(self, turn: Turn, answer: AsyncIterator[AgentEvent]) -> None:
+        await stream_turn(turn, answer, self.outbox)
+        if turn.failed:
+            close_failed_turn(self.agent.messages)
+        await self.outbox.text(turn.end_event(turn.text))
+        turn.ended = True
+
+    async def interrupt(self, message: Interrupt) -> None:
+        """Stop the latest turn where the listener is; also valid after its ``turn_end``, while its audio
+        is still playing on the listener's side: a new ``turn_end`` for that turn then supersedes the first."""
+        turn = self.last
+        if turn is None or turn.interrupted:
+            raise BadMessage("no_turn", "there is no turn to interrupt: send a prompt first")
+        turn.gate.close()
+        turn.interrupted = turn.speaking or message.played_s < turn.audio_s
+        await self._stop(turn)
+        heard = heard_text(turn.text, turn.words, message.played_s) if turn.interrupted else turn.text
+        if turn.interrupted:
+            record_interrupted(self.agent.messages, heard)
+        await self.outbox.text(turn.end_event(heard, message.played_s))
+
+    async def hang_up(self) -> None:
+        """The socket is gone: stop the turn; the history keeps what was sent, marked as interrupted."""
+        turn = self.last
+        if turn is None or turn.interrupted or turn.ended:
+            return
+        turn.gate.close()
+        turn.interrupted = True
+        await self._stop(turn)
+        record_interrupted(self.agent.messages, heard_text(turn.text, turn.words, turn.audio_s))
+
+    @staticmethod
+    async def _stop(turn: Turn) -> None:
+        if turn.task is not None and not turn.task.done():
+            turn.task.cancel()
+        if turn.task is not None:
+            await asyncio.gather(turn.task, return_exceptions=True)
+
+
+async def converse(websocket: Any, session: str | None, conversations: Conversations, answer_for: AnswerFor) -> None:
+    """Serve one socket until the listener says ``bye`` or goes away."""
+    await websocket.accept()
+    outbox = Outbox(websocket)
+    agent = conversations.agent_for(session)
+    talk = Conversation(agent, outbox, answer_for)
+    try:
+        await outbox.text(messages.event(
+            "ready", sample_rate=SAMPLE_RATE, session=session,
+            max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES, history=transcript(agent.messages),
+        ))
+        while True:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                return
+            try:
+                message = parse_client_frame(frame)
+                if isinstance(message, Bye):
+                    await talk.hang_up()
+                    await websocket.close(1000)
+                    return
+                if isinstance(message, Prompt):
+                    await talk.prompt(message)
+                else:
+                    await talk.interrupt(message)
+            except BadMessage as err:
+                await outbox.text(messages.error(err.code, err.message))
+    finally:
+        await talk.hang_up()

@@ -1,0 +1,234 @@
+"""The ``/ws`` conversation through the real AgentCore app on a real socket, with the scripted LLM and a
+scripted model server that times every word (0.1 s of audio per word, sent at a set pace)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from cli.agent_local_servers import agent_server_thread
+from conversation_client import Talk, talk
+from kokoro_server.protocol import Audio, Cancel, Close, End, Start, Synthesize, Words
+from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
+from voice_agent.app import create_app
+from voice_agent.conversation.history import INTERRUPTED_MARK
+from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS
+from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+
+REPLY = "The river is calm today. You could walk along it after lunch, and bring a hat"
+WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
+
+
+class WordServer:
+    """Speaks each piece as a ``words`` event, then one audio chunk per word, ``pace_s`` apart; records the
+    cancels it receives and when each session closes."""
+
+    def __init__(self, pace_s: float):
+        self.pace_s = pace_s
+        self.cancels: list[Cancel] = []
+        self.closed = asyncio.Event()
+
+    async def __call__(self, peer: Peer) -> None:
+        await greet(peer)
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def read() -> None:
+            try:
+                while True:
+                    message = await peer.next_message()
+                    if isinstance(message, Cancel):
+                        self.cancels.append(message)
+                    queue.put_nowait(message)
+            finally:
+                queue.put_nowait(None)
+                self.closed.set()
+
+        reader = asyncio.create_task(read())
+        try:
+            while isinstance(message := await queue.get(), Synthesize):
+                words = message.text.split()
+                spans = [{"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
+                         for i, w in enumerate(words)]
+                await peer.send(Start(id=message.id), Words(id=message.id, words=spans))
+                for seq, _ in enumerate(words):
+                    await asyncio.sleep(self.pace_s)
+                    await peer.send(Audio(id=message.id, seq=seq, pcm=PCM_CHUNK))
+                await peer.send(End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0,
+                                    queued_s=0.0))
+            assert message is None or isinstance(message, (Close, Cancel)), message
+        finally:
+            reader.cancel()
+
+
+@contextlib.contextmanager
+def agent_for(model_url: str, reply: str = REPLY, tokens_per_s: float = 200.0) -> Iterator[str]:
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_url, timeout_s=30.0),
+        llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
+    )
+    with agent_server_thread(create_app(settings)) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def conversation_with(pace_s: float, reply: str = REPLY) -> AsyncIterator[tuple[str, WordServer]]:
+    server = WordServer(pace_s)
+    async with scripted_model_server(server) as model_url:
+        with agent_for(model_url, reply) as url:
+            yield url, server
+
+
+async def test_a_turn_streams_text_audio_words_and_ends_with_all_heard() -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url) as t:
+        ready = await t.next()
+        assert ready["type"] == "ready" and ready["sample_rate"] == 24_000 and ready["history"] == []
+        await t.send({"type": "prompt", "text": "What should I do?"})
+        end = await t.until("turn_end")
+    r = t.received
+    assert r.events()[1] == {"type": "turn_start", "turn": "t1", "prompt": "What should I do?"}
+    assert "".join(e["text"] for e in r.events("text")) == REPLY
+    audio = r.audio()
+    assert audio and all(len(f) <= MAX_AUDIO_FRAME_BYTES and len(f) % 2 == 0 for f in audio)
+    words = [w for e in r.events("words") for w in e["words"]]
+    assert [w["text"] for w in words] == REPLY.split()
+    # on the TURN's timeline: each piece continues where the audio before it ended
+    assert [w["start_s"] for w in words] == pytest.approx([i * WORD_S for i in range(len(words))])
+    assert end["turn"] == "t1" and end["interrupted"] is False and end["heard_text"] == REPLY
+    assert end["audio_s"] == pytest.approx(sum(map(len, audio)) / 48_000) == pytest.approx(len(words) * WORD_S)
+
+
+async def test_interrupt_stops_audio_at_once_and_keeps_only_what_was_heard() -> None:
+    async with conversation_with(pace_s=0.05) as (url, server):
+        async with talk(url, session="s-interrupt-0123456789-0123456789") as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "Tell me about the river"})
+            for _ in range(4):
+                await t.first_audio()
+            await t.send({"type": "interrupt", "played_s": 0.25})  # words start at 0.0, 0.1, 0.2, 0.3...
+            end = await t.until("turn_end")
+            await t.quiet(0.5)
+            after_end = t.received.frames[t.received.frames.index(end) + 1:]
+            assert not any(isinstance(f, bytes) for f in after_end), "audio after the interrupt's turn_end"
+            assert end["interrupted"] is True and end["heard_text"] == "The river is"
+            assert REPLY.startswith(end["heard_text"]) and end["played_s"] == 0.25
+            await asyncio.wait_for(server.closed.wait(), 5)
+            assert server.cancels, "the speech session's pieces were not cancelled"
+        async with talk(url, session="s-interrupt-0123456789-0123456789") as again:
+            ready = await again.until("ready")
+    assert ready["history"] == [
+        {"role": "user", "text": "Tell me about the river", "interrupted": False},
+        {"role": "assistant", "text": "The river is", "interrupted": True},
+    ]
+
+
+async def test_the_next_answer_is_given_the_heard_history() -> None:
+    """What the LLM is sent for turn 2: the interrupted answer as heard, marked, then the new prompt."""
+    from strands import Agent
+
+    from voice_agent.llm import ScriptedReplyModel
+
+    seen: list = []
+
+    class Recording(ScriptedReplyModel):
+        async def stream(self, messages, *args, **kwargs):
+            seen.append(json.loads(json.dumps([{"role": m["role"], "content": m["content"]} for m in messages])))
+            async for event in super().stream(messages, *args, **kwargs):
+                yield event
+
+    server = WordServer(pace_s=0.05)
+    settings = AgentSettings(tts=TtsSettings(transport="websocket", url="http://127.0.0.1:9", timeout_s=30.0),
+                             llm=LlmSettings(provider="scripted"))
+    async with scripted_model_server(server) as model_url:
+        from voice_agent.tts_client.websocket import WebSocketConnector
+
+        app = create_app(settings, connector=WebSocketConnector(model_url),
+                         new_agent=lambda: Agent(model=Recording(REPLY, 200.0), callback_handler=None))
+        with agent_server_thread(app) as url:
+            async with talk(url) as t:
+                await t.until("ready")
+                await t.send({"type": "prompt", "text": "first"})
+                await t.first_audio()
+                await t.send({"type": "prompt", "text": "second", "played_s": 0.15})  # interrupts turn 1
+                first_end = await t.until("turn_end", turn="t1")
+                await t.until("turn_end", turn="t2")
+    assert first_end["interrupted"] is True and first_end["heard_text"] == "The river"
+    assert seen[1] == [
+        {"role": "user", "content": [{"text": "first"}]},
+        {"role": "assistant", "content": [{"text": "The river"}, {"text": INTERRUPTED_MARK}]},
+        {"role": "user", "content": [{"text": "second"}]},
+    ]
+
+
+async def test_interrupting_a_finished_turn_still_playing_corrects_its_history() -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url, session="s-late-0123456789-0123456789") as t:
+        await t.until("ready")
+        await t.send({"type": "prompt", "text": "hi"})
+        first = await t.until("turn_end")
+        await t.send({"type": "interrupt", "played_s": 0.45})
+        late = await t.until("turn_end")
+        await t.send({"type": "interrupt", "played_s": 0.1})
+        again = await t.until("error")
+    assert first["interrupted"] is False
+    assert late["turn"] == "t1" and late["interrupted"] is True and late["heard_text"] == "The river is calm today."
+    assert again["code"] == "no_turn"
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_json"),
+        ("[1, 2]", "bad_message"),
+        ('{"type": "dance"}', "unknown_type"),
+        ('{"type": "prompt"}', "missing_text"),
+        ('{"type": "prompt", "text": "  "}', "empty_text"),
+        ('{"type": "prompt", "text": 5}', "bad_text"),
+        ('{"type": "prompt", "text": "hi", "speed": 9}', "bad_speed"),
+        ('{"type": "prompt", "text": "hi", "voice": "../x"}', "bad_voice"),
+        ('{"type": "interrupt", "played_s": 1.0}', "no_turn"),
+        ('{"type": "interrupt"}', "missing_played_s"),
+        ('{"type": "interrupt", "played_s": -1}', "bad_played_s"),
+        ('{"type": "interrupt", "played_s": "soon"}', "bad_played_s"),
+        ("x" * (MAX_CLIENT_FRAME_CHARS + 1), "frame_too_large"),
+        (b"\x00\x01", "bad_frame"),
+    ],
+)
+async def test_bad_input_is_a_typed_error_and_the_conversation_goes_on(frame: str | bytes, code: str) -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url) as t:
+        await t.until("ready")
+        await t.send(frame)
+        err = await t.until("error")
+        assert err["code"] == code and err["message"]
+        await t.send({"type": "prompt", "text": "still there?"})
+        end = await t.until("turn_end")
+    assert end["heard_text"] == REPLY
+
+
+async def test_a_client_vanishing_ends_its_turn_at_once() -> None:
+    long_reply = "This answer goes on and on. " * 100
+    async with conversation_with(pace_s=0.2, reply=long_reply) as (url, server):
+        async with talk(url) as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "talk"})
+            await t.first_audio()
+        # the answer would take a minute at this pace; only the hang-up ends the session sooner
+        await asyncio.wait_for(server.closed.wait(), 5)
+
+
+async def test_bye_ends_the_turn_and_closes_the_socket() -> None:
+    async with conversation_with(pace_s=0.2) as (url, server), talk(url) as t:
+        await t.until("ready")
+        await t.send({"type": "prompt", "text": "talk"})
+        await t.first_audio()
+        await t.send({"type": "bye"})
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await t.next()
+        await asyncio.wait_for(server.closed.wait(), 5)
+    assert t.connection.close_code == 1000
+
+

@@ -12,57 +12,15 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from cli.agent_local_servers import agent_server_thread
-from conversation_client import Talk, talk
-from kokoro_server.protocol import Audio, Cancel, Close, End, Start, Synthesize, Words
-from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
+from conversation_client import talk
+from scripted_model_server import scripted_model_server
 from voice_agent.app import create_app
 from voice_agent.conversation.history import INTERRUPTED_MARK
 from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+from word_server import WORD_S, WordServer
 
 REPLY = "The river is calm today. You could walk along it after lunch, and bring a hat"
-WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
-
-
-class WordServer:
-    """Speaks each piece as a ``words`` event, then one audio chunk per word, ``pace_s`` apart; records the
-    cancels it receives and when each session closes."""
-
-    def __init__(self, pace_s: float):
-        self.pace_s = pace_s
-        self.cancels: list[Cancel] = []
-        self.closed = asyncio.Event()
-
-    async def __call__(self, peer: Peer) -> None:
-        await greet(peer)
-        queue: asyncio.Queue = asyncio.Queue()
-
-        async def read() -> None:
-            try:
-                while True:
-                    message = await peer.next_message()
-                    if isinstance(message, Cancel):
-                        self.cancels.append(message)
-                    queue.put_nowait(message)
-            finally:
-                queue.put_nowait(None)
-                self.closed.set()
-
-        reader = asyncio.create_task(read())
-        try:
-            while isinstance(message := await queue.get(), Synthesize):
-                words = message.text.split()
-                spans = [{"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
-                         for i, w in enumerate(words)]
-                await peer.send(Start(id=message.id), Words(id=message.id, words=spans))
-                for seq, _ in enumerate(words):
-                    await asyncio.sleep(self.pace_s)
-                    await peer.send(Audio(id=message.id, seq=seq, pcm=PCM_CHUNK))
-                await peer.send(End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0,
-                                    queued_s=0.0))
-            assert message is None or isinstance(message, (Close, Cancel)), message
-        finally:
-            reader.cancel()
 
 
 @contextlib.contextmanager

@@ -46,4 +46,15 @@ if [ -n "$PY312" ]; then
 else
   echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
 fi
+# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
+    echo "==> installing chromium (the conversation page's browser test)"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
+  else
+    echo "==> no chromium and no apt-get with root: the conversation page's browser test will be skipped"
+  fi
+fi
 echo "==> set-up complete"

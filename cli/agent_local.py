@@ -22,10 +22,12 @@ import httpx
 import typer
 
 from cli.agent_local_servers import agent_server_thread, model_server_process
+from cli.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
 from cli.aws_api import Boto3Aws
 from cli.console import Console
 from cli.errors import UsageError, VerifyFailed
 from cli.model_smoke import parse_base_url
+from cli.web_page import local_connect_url
 from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, AgentSettings, LlmSettings, SettingsError, TtsSettings
 
@@ -127,8 +129,11 @@ def local(
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
+    web: Annotated[bool, typer.Option("--web", help="Also serve the conversation page (talk, stop, go on).")] = False,
+    web_port: WebPort = DEFAULT_WEB_PORT,
 ) -> None:
-    """Run the voice agent on this machine; with --prompt, ask one question and record the answer."""
+    """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
+    with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
     from voice_agent.app import create_app
 
     console = Console()
@@ -138,6 +143,11 @@ def local(
             model_url = stack.enter_context(model_server_process(engine.value))
         settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed)
         app = create_app(settings)
+        if web and prompt is None:
+            agent_url = stack.enter_context(agent_server_thread(app, host, port))
+            console.step(f"agent on {agent_url}/ws and /invocations (model server {model_url})")
+            serve_page(console, local_connect_url(agent_url), web_port, agent_url)
+            return
         if prompt is None:
             console.step(f"agent on http://{host}:{port}/invocations (model server {model_url}); Ctrl-C stops")
             import uvicorn

@@ -120,16 +120,21 @@ function playedS(turn) {
 
 function playing(turn) { return turn && !turn.stopped && turn.sources.size > 0; }
 
+// A word is lit once its span has started: the same rule the agent uses for heard_text.
+function lightWords(turn, played) {
+  for (const w of turn.words) {
+    if (w.start_s < played && !w.el.classList.contains("spoken")) {
+      w.el.classList.add("spoken");
+      talk.lit.push(turn.id + ":" + w.index);
+    }
+  }
+}
+
 function light() {
   const turn = talk.turn;
   if (turn && !turn.stopped) {
     const played = playedS(turn);
-    for (const w of turn.words) {
-      if (w.start_s <= played && !w.el.classList.contains("spoken")) {
-        w.el.classList.add("spoken");
-        talk.lit.push(turn.id + ":" + w.index);
-      }
-    }
+    lightWords(turn, played);
     if (turn.ended && !playing(turn) && played >= turn.scheduled_s - 0.01) $("stop").disabled = true;
   }
   requestAnimationFrame(light);
@@ -139,6 +144,7 @@ function stop() {
   const turn = talk.turn;
   if (!turn || turn.stopped) return null;
   const played = playedS(turn);
+  lightWords(turn, played);  // the animation frame may lag the click
   turn.stoppedAt = played;
   turn.stopped = true;
   for (const source of turn.sources) source.stop();

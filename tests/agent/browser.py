@@ -111,9 +111,6 @@ async def chromium_page(url: str) -> AsyncIterator[Page]:
             await page.wait_for("document.readyState === 'complete'")
             yield page
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        proc.kill()  # a throwaway profile: nothing to shut down gracefully
+        proc.wait()
         profile.cleanup()

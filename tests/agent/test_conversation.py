@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -14,6 +14,7 @@ from websockets.exceptions import ConnectionClosed
 from cli.agent_local_servers import agent_server_thread
 from conversation_client import talk
 from scripted_model_server import scripted_model_server
+from test_app import agent_for
 from voice_agent.app import create_app
 from voice_agent.conversation.history import INTERRUPTED_MARK
 from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS
@@ -23,21 +24,11 @@ from word_server import WORD_S, WordServer
 REPLY = "The river is calm today. You could walk along it after lunch, and bring a hat"
 
 
-@contextlib.contextmanager
-def agent_for(model_url: str, reply: str = REPLY, tokens_per_s: float = 200.0) -> Iterator[str]:
-    settings = AgentSettings(
-        tts=TtsSettings(transport="websocket", url=model_url, timeout_s=30.0),
-        llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
-    )
-    with agent_server_thread(create_app(settings)) as url:
-        yield url
-
-
 @contextlib.asynccontextmanager
 async def conversation_with(pace_s: float, reply: str = REPLY) -> AsyncIterator[tuple[str, WordServer]]:
     server = WordServer(pace_s)
     async with scripted_model_server(server) as model_url:
-        with agent_for(model_url, reply) as url:
+        with agent_for(model_url, reply, tokens_per_s=200.0) as url:
             yield url, server
 
 
@@ -190,3 +181,25 @@ async def test_bye_ends_the_turn_and_closes_the_socket() -> None:
     assert t.connection.close_code == 1000
 
 
+
+
+@pytest.mark.slow
+async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(model_server_url: str) -> None:
+    from speech import transcribe, wer
+
+    with agent_for(model_server_url, REPLY, tokens_per_s=40.0) as url:
+        async with talk(url) as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "What should I do?"})
+            whole = await t.until("turn_end")
+            pcm = b"".join(t.received.audio())
+            await t.send({"type": "prompt", "text": "Again?"})
+            await t.first_audio()
+            await t.send({"type": "interrupt", "played_s": 0.6})
+            cut = await t.until("turn_end", turn="t2")
+            await t.quiet(1.0)
+    assert whole["interrupted"] is False and whole["heard_text"] == REPLY
+    assert wer(REPLY, transcribe(pcm, 24_000)) <= 0.15
+    after_cut = t.received.frames[t.received.frames.index(cut) + 1:]
+    assert cut["interrupted"] is True and not any(isinstance(f, bytes) for f in after_cut)
+    assert REPLY.startswith(cut["heard_text"])

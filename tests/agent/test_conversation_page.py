@@ -13,7 +13,7 @@ from browser import chromium_page, chromium_path
 from cli.agent_local_servers import agent_server_thread
 from cli.web_page import local_connect_url, page_app
 from scripted_model_server import scripted_model_server
-from test_conversation import agent_for
+from test_app import agent_for
 from word_server import WordServer
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium: run ./setup.sh")

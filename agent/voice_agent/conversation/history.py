@@ -26,12 +26,13 @@ def heard_text(answer: str, words: Sequence[WordSpan], played_s: float) -> str:
     """
     cursor = 0
     for word in words:
+        text = word.text.strip()
         if word.start_s >= played_s:
             break
-        found = answer.find(word.text.strip(), cursor)
-        if found >= 0 and word.text.strip():
-            cursor = found + len(word.text.strip())
-    while cursor < len(answer) and not answer[cursor].isspace():
+        found = answer.find(text, cursor) if text else -1
+        if found >= 0:
+            cursor = found + len(text)
+    while 0 < cursor < len(answer) and not answer[cursor].isspace():
         cursor += 1
     return answer[:cursor]
 

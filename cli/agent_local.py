@@ -138,12 +138,14 @@ def local(
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
+        if web and prompt is not None:
+            raise UsageError("--web serves the conversation page; --prompt asks one question: give one of them")
         if model_url is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
         settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed)
         app = create_app(settings)
-        if web and prompt is None:
+        if web:
             agent_url = stack.enter_context(agent_server_thread(app, host, port))
             console.step(f"agent on {agent_url}/ws and /invocations (model server {model_url})")
             serve_page(console, local_connect_url(agent_url), web_port, agent_url)

@@ -104,3 +104,12 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
         proc.terminate()
         out, _ = proc.communicate(timeout=15)
     assert "conversation page on http://127.0.0.1:" in out, out
+
+
+def test_local_refuses_web_with_a_prompt() -> None:
+    from typer.testing import CliRunner
+
+    from cli.deploy_agent import app
+
+    result = CliRunner().invoke(app, ["local", "--web", "--prompt", "hi", "--model-url", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and "--web serves the conversation page" in result.output

@@ -21,14 +21,15 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from kokoro_server.protocol import Audio, End
+from speech_protocol.messages import Audio, End
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import TtsError
+from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent
 from voice_agent.llm import build_agent, text_deltas
 from voice_agent.pipeline import Voice, speak_answer
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
-from voice_agent.tts_client import TtsError, TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector
 
 from .errors import BenchError
 from .timeline import AudioArrival

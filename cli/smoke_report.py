@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 
 from cli.errors import VerifyFailed
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 
 SMOKE_TEXT = "The deployment works."  # one short sentence: about 1.5 s of speech
 MIN_AUDIO_S = 0.3  # a spoken sentence is seconds long; less than this is silence or a stub

@@ -22,10 +22,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.session import TtsSession
 
 from .events import AgentEvent, AudioChunk, PieceDone, PieceSent, Summary, TextDelta, error_event
-from .tts_client import TtsSession
 
 
 class PieceSegmenter(Protocol):

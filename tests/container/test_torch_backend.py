@@ -18,8 +18,8 @@ from kokoro import KModel
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import load_backend
-from kokoro_server.protocol import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 from servers import model_server_process
+from speech_protocol.messages import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 

@@ -2,7 +2,7 @@
 
 Path 1 is ``/invocations`` (one request, PCM back). Path 2 is a bidirectional session whose message is
 a BINARY frame, as the SageMaker SDK sends by default. A server that passes /ping and path 1 but fails
-path 2 is exactly the InService-but-broken endpoint this check exists to catch (NOTES 2).
+path 2 is exactly the InService-but-broken endpoint this check exists to catch (001-sagemaker-container-contract.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """What a smoke check found: one result per path exercised, and the verdict over all of them.
 
 A deploy is only "done" when the deployable answered: an InService endpoint whose session path rejects
-the SDK's binary frames still fails here (NOTES 2), which is the point of checking each path on its own.
+the SDK's binary frames still fails here (001-sagemaker-container-contract.md), which is the point of
+checking each path on its own.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The agent's configuration: read from the environment once, at the edge, into frozen objects.
 
-The agent stack sets these variables on the AgentCore runtime (contract C); the local CLI builds the
+The agent stack sets these variables on the AgentCore runtime (008-three-interfaces.md); the local CLI builds the
 same objects directly from its options. Nothing below this module reads ``os.environ``.
 """
 
@@ -105,7 +105,7 @@ def _text(env: Mapping[str, str], key: str) -> str | None:
 
 
 def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
-    """Parse contract C's variables. Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
+    """Parse the agent's variables (008-three-interfaces.md). Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
     region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
     url = _text(env, "TTS_URL")
     tts = TtsSettings(

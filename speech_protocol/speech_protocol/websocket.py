@@ -55,7 +55,7 @@ class WebSocketParts:
 
 
 class WebSocketConnector:
-    """Opens a session on a model server at ``base_url`` (contract A)."""
+    """Opens a session on a model server at ``base_url`` (see :mod:`speech_protocol.urls`)."""
 
     def __init__(self, base_url: str, *, open_timeout_s: float = 10.0):
         self.url = session_url(base_url)

@@ -34,7 +34,8 @@ async def invocations(request) -> Response:
 
 
 async def text_frames_only(websocket: WebSocket) -> None:
-    """The NOTES 2 bug: receive_text() raises KeyError('text') on the SDK's BINARY frames."""
+    """The trap of 001-sagemaker-container-contract.md: receive_text() raises KeyError('text') on the
+    SDK's BINARY frames."""
     await websocket.accept()
     while True:
         await websocket.receive_text()

@@ -1,7 +1,7 @@
 """The torch backend end to end, with a randomly initialised Kokoro model (the real .pth is GPU-image only).
 
 The weights file is written in kokoro's own format and loaded through the real ``KModel(config=...,
-model=...)`` path. Random duration predictors speak up to 1.25 s per phoneme (NOTES section 7), so the
+model=...)`` path. Random duration predictors speak up to 1.25 s per phoneme (004-offline-weights.md), so the
 texts here are a few phonemes long.
 """
 

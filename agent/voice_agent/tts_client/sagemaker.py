@@ -1,7 +1,7 @@
 """Transport over SageMaker's bidirectional stream (``aws-sdk-sagemaker-runtime-http2``, Python >= 3.12).
 
 The SDK is imported lazily, here only, so everything else runs where it cannot be installed. The
-pitfalls of its 0.12 release (NOTES.md section 3) are handled in :class:`SdkStreamOpener`: the CRT
+pitfalls of its 0.12 release (002-sagemaker-bidirectional-client.md) are handled in :class:`SdkStreamOpener`: the CRT
 transport (the default aiohttp one is not duplex), the ``:8443`` endpoint (the default has no port)
 and credentials taken fresh from boto3 on every call (the SDK's own chain ignores container and
 instance roles, which is what AgentCore gives the agent).

@@ -16,6 +16,9 @@ from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 from strands import Agent
 
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import Connector
+
 from .body_limit import BodyLimit
 from .conversation import converse, session_of
 from .conversation.messages import Prompt
@@ -27,7 +30,7 @@ from .pipeline import PieceSegmenter, Voice, speak_answer
 from .request import BadRequest, parse_invocation
 from .segmenter import Segmenter
 from .settings import AgentSettings
-from .tts_client import Connector, TtsSession, connector_for
+from .tts_client import connector_for
 
 
 def create_app(

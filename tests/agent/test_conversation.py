@@ -93,7 +93,7 @@ async def test_the_next_answer_is_given_the_heard_history() -> None:
     settings = AgentSettings(tts=TtsSettings(transport="websocket", url="http://127.0.0.1:9", timeout_s=30.0),
                              llm=LlmSettings(provider="scripted"))
     async with scripted_model_server(server) as model_url:
-        from voice_agent.tts_client.websocket import WebSocketConnector
+        from speech_protocol.websocket import WebSocketConnector
 
         app = create_app(settings, connector=WebSocketConnector(model_url),
                          new_agent=lambda: Agent(model=Recording(REPLY, 200.0), callback_handler=None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kokoro_server.protocol import Audio, Cancel, Close, End, Start, Synthesize, Words
+from speech_protocol.messages import Audio, Cancel, Close, End, Start, Synthesize, Words
 from scripted_model_server import PCM_CHUNK, Peer, greet
 
 WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds

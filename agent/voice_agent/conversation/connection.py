@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from kokoro_server.protocol import SAMPLE_RATE
+from speech_protocol.messages import SAMPLE_RATE
 from strands import Agent
 
 from ..conversations import Conversations

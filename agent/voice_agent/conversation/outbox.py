@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from kokoro_server.protocol import SAMPLE_WIDTH
+from speech_protocol.messages import SAMPLE_WIDTH
 
 from .messages import MAX_AUDIO_FRAME_BYTES
 

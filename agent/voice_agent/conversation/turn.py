@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 
 from ..events import AgentEvent, AudioChunk, ErrorEvent, SpokenWords, Summary, TextDelta, WordSpan
 from . import messages

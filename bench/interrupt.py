@@ -5,7 +5,7 @@ the current answer play for a random time (0.2-3 s after its first audio), sends
 a new ``prompt``, and measures:
 
 * interrupt -> last audio frame of the interrupted turn (0 when none arrived after the interrupt); goal
-  <= 100 ms at p95 (docs/decisions/071-barge-in-figures.md);
+  <= 100 ms at p95 (docs/decisions/071-what-was-heard.md);
 * interrupt -> its ``turn_end``;
 * prompt -> first audio of the next turn (its first piece is synthesised while the interrupted turn's
   session is being cancelled).

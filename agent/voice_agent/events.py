@@ -73,15 +73,15 @@ class SpokenWords:
 
 
 def word_spans(raw: object, offset_s: float) -> tuple[WordSpan, ...]:
-    """The server's ``words`` list shifted by ``offset_s``; entries that are not well-formed are skipped."""
+    """The server's word spans (decoded objects or plain dicts) shifted by ``offset_s``; entries that are
+    not well-formed are skipped."""
     spans = []
-    for word in raw if isinstance(raw, list) else ():
-        if not isinstance(word, dict) or not isinstance(word.get("text"), str):
-            continue
-        start, end = word.get("start_s"), word.get("end_s")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end)):
-            continue
-        spans.append(WordSpan(word["text"], round(offset_s + start, 4), round(offset_s + end, 4)))
+    for word in raw if isinstance(raw, (list, tuple)) else ():
+        fields = word if isinstance(word, dict) else vars(word) if hasattr(word, "__dict__") else {}
+        text, start, end = fields.get("text"), fields.get("start_s"), fields.get("end_s")
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end))
+        if isinstance(text, str) and numbers:
+            spans.append(WordSpan(text, round(offset_s + start, 4), round(offset_s + end, 4)))
     return tuple(spans)
 
 

@@ -56,8 +56,7 @@ async def test_interrupt_stops_audio_at_once_and_keeps_only_what_was_heard() -> 
         async with talk(url, session="s-interrupt-0123456789-0123456789") as t:
             await t.until("ready")
             await t.send({"type": "prompt", "text": "Tell me about the river"})
-            for _ in range(4):
-                await t.first_audio()
+            await t.until("words")  # the first piece is in: the listener is hearing it
             await t.send({"type": "interrupt", "played_s": 0.25})  # words start at 0.0, 0.1, 0.2, 0.3...
             end = await t.until("turn_end")
             await t.quiet(0.5)
@@ -101,7 +100,7 @@ async def test_the_next_answer_is_given_the_heard_history() -> None:
             async with talk(url) as t:
                 await t.until("ready")
                 await t.send({"type": "prompt", "text": "first"})
-                await t.first_audio()
+                await t.until("words")
                 await t.send({"type": "prompt", "text": "second", "played_s": 0.15})  # interrupts turn 1
                 first_end = await t.until("turn_end", turn="t1")
                 await t.until("turn_end", turn="t2")

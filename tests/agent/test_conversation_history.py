@@ -60,3 +60,12 @@ def test_a_failed_turn_leaves_no_unanswered_user_message() -> None:
     assert messages[-1] == {"role": "assistant", "content": [{"text": INTERRUPTED_MARK}]}
     close_failed_turn(messages)
     assert len(messages) == 2
+
+
+def test_server_word_spans_are_shifted_and_malformed_ones_skipped() -> None:
+    from voice_agent.events import word_spans
+
+    raw = [{"text": "Hi", "start_s": 0.0, "end_s": 0.2}, WordSpan("there.", 0.2, 0.5),
+           {"text": 3, "start_s": 0, "end_s": 1}, {"text": "x", "start_s": True, "end_s": 1}, "junk"]
+    assert word_spans(raw, 1.5) == (WordSpan("Hi", 1.5, 1.7), WordSpan("there.", 1.7, 2.0))
+    assert word_spans("not a list", 0) == ()

@@ -25,7 +25,7 @@ SCREENSHOT = os.environ.get("CONVERSATION_SCREENSHOT")
 
 
 async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) -> None:
-    server = WordServer(pace_s=0.05)  # audio arrives at twice real time, one word per chunk
+    server = WordServer(pace_s=0.05)  # pieces are made at twice real time
     async with scripted_model_server(server) as model_url:
         with agent_for(model_url, REPLY, tokens_per_s=30.0) as agent_url, \
                 agent_server_thread(page_app(local_connect_url(agent_url))) as page_url:

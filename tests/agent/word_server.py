@@ -11,8 +11,9 @@ WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
 
 
 class WordServer:
-    """Speaks each piece as a ``words`` event, then one audio chunk per word, ``pace_s`` apart; records the
-    cancels it receives and when each session closes."""
+    """Speaks as the real server does: each piece after ``pace_s`` per word of "synthesis", as ``start``,
+    its audio (one chunk of WORD_S per word), its ``words`` and ``end``; records the cancels it receives
+    and when each session closes."""
 
     def __init__(self, pace_s: float):
         self.pace_s = pace_s
@@ -38,12 +39,12 @@ class WordServer:
         try:
             while isinstance(message := await queue.get(), Synthesize):
                 words = message.text.split()
+                await asyncio.sleep(self.pace_s * len(words))  # "synthesis", at 1 / (pace_s / WORD_S) real time
+                await peer.send(Start(id=message.id))
+                await peer.send(*(Audio(id=message.id, seq=i, pcm=PCM_CHUNK) for i in range(len(words))))
                 spans = [{"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
                          for i, w in enumerate(words)]
-                await peer.send(Start(id=message.id), Words(id=message.id, words=spans))
-                for seq, _ in enumerate(words):
-                    await asyncio.sleep(self.pace_s)
-                    await peer.send(Audio(id=message.id, seq=seq, pcm=PCM_CHUNK))
+                await peer.send(Words(id=message.id, words=spans))
                 await peer.send(End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0,
                                     queued_s=0.0))
             assert message is None or isinstance(message, (Close, Cancel)), message

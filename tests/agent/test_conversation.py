@@ -121,6 +121,12 @@ async def test_interrupting_a_finished_turn_still_playing_corrects_its_history()
         late = await t.until("turn_end")
         await t.send({"type": "interrupt", "played_s": 0.1})
         again = await t.until("error")
+        await t.send({"type": "prompt", "text": "more"})
+        await t.until("turn_end", turn="t2")
+        await t.send({"type": "prompt", "text": "and?", "played_s": 0.15})  # t2 was still playing
+        cut = await t.until("turn_end", turn="t2")
+        await t.until("turn_end", turn="t3")
+    assert cut["interrupted"] is True and cut["heard_text"] == "The river"
     assert first["interrupted"] is False
     assert late["turn"] == "t1" and late["interrupted"] is True and late["heard_text"] == "The river is calm today."
     assert again["code"] == "no_turn"

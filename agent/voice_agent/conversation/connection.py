@@ -50,9 +50,12 @@ class Conversation:
         self.last: Turn | None = None
 
     async def prompt(self, prompt: Prompt) -> None:
-        if self.last is not None and self.last.speaking:
-            played = self.last.audio_s if prompt.played_s is None else prompt.played_s
-            await self.interrupt(Interrupt(played))
+        """A new turn; the latest one is interrupted first if it is still speaking, or if ``played_s`` says
+        the listener had not heard all of it."""
+        last = self.last
+        if last is not None and not last.interrupted:
+            if last.speaking or (prompt.played_s is not None and prompt.played_s < last.audio_s):
+                await self.interrupt(Interrupt(last.audio_s if prompt.played_s is None else prompt.played_s))
         self.turns += 1
         turn = Turn(id=f"t{self.turns}")
         self.last = turn

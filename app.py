@@ -11,11 +11,15 @@ import os
 import sys
 from pathlib import Path
 
-import aws_cdk as cdk
+from stacks.project_node import use_project_node
 
-from stacks.deployment import build_app
-from stacks.project_paths import ProjectPaths
-from stacks.settings import CONTEXT_KEYS, SettingsError, parse_settings
+use_project_node(os.environ)  # before aws_cdk starts jsii's node
+
+import aws_cdk as cdk  # noqa: E402
+
+from stacks.deployment import build_app  # noqa: E402
+from stacks.project_paths import ProjectPaths  # noqa: E402
+from stacks.settings import CONTEXT_KEYS, SettingsError, parse_settings  # noqa: E402
 
 
 def main() -> int:

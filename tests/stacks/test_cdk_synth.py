@@ -28,7 +28,6 @@ def run_cdk(*args: str, outdir: Path) -> subprocess.CompletedProcess[str]:
         "AWS_EC2_METADATA_DISABLED": "true",
         "AWS_CONFIG_FILE": str(outdir / "no-config"),
         "AWS_SHARED_CREDENTIALS_FILE": str(outdir / "no-credentials"),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
     command = [str(CDK), "synth", *args, "--output", str(outdir), "--quiet"]
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)

@@ -76,7 +76,8 @@ def build_run_options(
     try:
         settings = parse_settings(context, fallback_region=env_region(env))
     except SettingsError as err:
-        raise UsageError(f"{flag_for(err.key)}: {err}") from None
+        flag = flag_for(err.key)
+        raise UsageError(f"{flag}: {err.problem}", fix=f"pass {flag} VALUE before the subcommand") from None
     terminal = sys.stdin.isatty() if stdin_is_terminal is None else stdin_is_terminal
     return RunOptions(
         context=context,

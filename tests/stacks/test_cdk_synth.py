@@ -73,3 +73,13 @@ def test_a_bad_setting_stops_synth_with_its_key_and_no_traceback(tmp_path: Path,
     assert result.returncode != 0
     assert f"error: context key '{key}': " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_misspelled_key_stops_synth_and_its_hint_followed_literally_works(tmp_path: Path):
+    wrong = run_cdk("KokoroTtsModel", "--exclusively", "-c", "instance_typ=ml.m5.xlarge", outdir=tmp_path / "a")
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
+    assert "context key 'instance_typ': is not a setting of this app; did you mean 'instance_type'?" in wrong.stderr
+    hinted = wrong.stderr.split("`cdk ... -c ")[1].split("=VALUE`")[0]
+    right = run_cdk("KokoroTtsModel", "--exclusively", "-c", f"{hinted}=ml.m5.xlarge", outdir=tmp_path / "b")
+    assert right.returncode == 0, right.stderr
+    assert '"InstanceType": "ml.m5.xlarge"' in (tmp_path / "b" / "KokoroTtsModel.template.json").read_text()

@@ -33,7 +33,7 @@ def main() -> int:
         check_known_keys(app.node.get_all_context(), own=own)
         settings = parse_settings(
             context,
-            # Set by the CDK CLI from AWS_REGION, the profile or its own fallback.
+            # Set by the CDK CLI from AWS_REGION, the profile or its own fallback (007-cdk-cli-environment.md).
             fallback_region=os.environ.get("CDK_DEFAULT_REGION") or os.environ.get("AWS_REGION"),
             fallback_account=os.environ.get("CDK_DEFAULT_ACCOUNT"),
         )

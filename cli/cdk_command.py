@@ -47,7 +47,7 @@ class CdkTarget:
     app: str | None = None  # a synthesized assembly directory to deploy instead of cdk.json's app
 
     def env(self, offline: bool = False) -> dict[str, str]:
-        """``AWS_REGION`` rather than ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (NOTES 8)."""
+        """``AWS_REGION``, not ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (007-cdk-cli-environment.md)."""
         env: dict[str, str] = {}
         if self.region:
             env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = self.region

@@ -2,8 +2,8 @@
 
 pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one (manylinux2014 aarch64,
 CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
-bundle holds the versions the tests ran. Next to the dependencies go the agent's sources and the session
-protocol module as ``kokoro_server.protocol`` (contract C).
+bundle holds the versions the tests ran. The same pip run installs the shared ``speech_protocol``
+package from its folder (pure Python, built here); the agent's sources go on top.
 
 The pip command itself, and which pip can run it, are in :mod:`stacks.bundling_pip`.
 """
@@ -31,20 +31,18 @@ _SKIPPED_SOURCES = shutil.ignore_patterns(
 def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
     """Dependencies first, then the sources on top, so a dependency can never shadow the agent's code."""
     requirements = paths.agent_dir / "requirements.txt"
-    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_module):
+    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_package / "pyproject.toml"):
         if not required.is_file():
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
     check_pip()
     constraints = paths.root / "constraints.txt"
-    command = pip_install_command(requirements, output_dir, constraints if constraints.is_file() else None)
+    command = pip_install_command(
+        requirements, output_dir, constraints if constraints.is_file() else None, (paths.protocol_package,)
+    )
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BundlingError(f"pip could not resolve the agent's arm64 dependencies:\n{result.stderr[-4000:]}")
     shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
-    package = output_dir / "kokoro_server"
-    package.mkdir(exist_ok=True)
-    (package / "__init__.py").write_text("")
-    shutil.copy2(paths.protocol_module, package / "protocol.py")
 
 
 @jsii.implements(ILocalBundling)

@@ -20,11 +20,15 @@ class BundlingError(RuntimeError):
     """The agent cannot be bundled; the message says which file or which pip step failed."""
 
 
-def pip_install_command(requirements: Path, target: Path, constraints: Path | None, *local: Path) -> list[str]:
-    """The pip run; ``local`` are project folders installed next to the requirements (e.g. a package)."""
+def pip_install_command(
+    requirements: Path, target: Path, constraints: Path | None, local_packages: tuple[Path, ...] = ()
+) -> list[str]:
+    """``local_packages`` are project folders (pure Python): built here with this environment's
+    setuptools (``--no-build-isolation``, so a ``--no-index`` requirements file still works)."""
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
     command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
-    command += [str(path) for path in local]
+    if local_packages:
+        command += ["--no-build-isolation", *(str(folder) for folder in local_packages)]
     return command + (["-c", str(constraints)] if constraints else [])
 
 

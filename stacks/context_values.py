@@ -21,7 +21,7 @@ _REGION = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d$")
 _ACCOUNT = re.compile(r"^\d{12}$")
 _STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")  # CloudFormation
 _ENDPOINT_NAME = re.compile(r"^[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,62}$")  # SageMaker
-_RUNTIME_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}$")  # AgentCore: no hyphen (NOTES 4)
+_RUNTIME_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}$")  # AgentCore: no hyphen (003-agentcore-runtime.md)
 _VOICE = re.compile(r"^[a-z][a-z]_[a-z]+$")  # Kokoro: language + gender letter, "_", name
 _MAX_VALUE_CHARS = 256
 

@@ -17,6 +17,9 @@ from bedrock_agentcore.runtime import BedrockAgentCoreApp, RequestContext
 from starlette.middleware import Middleware
 from strands import Agent
 
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import Connector
+
 from .body_limit import BodyLimit, JsonBody
 from .conversations import Conversations
 from .events import error_event, to_wire
@@ -26,7 +29,7 @@ from .pipeline import PieceSegmenter, Voice, speak_answer
 from .request import BadRequest, parse_invocation
 from .segmenter import Segmenter
 from .settings import AgentSettings
-from .tts_client import Connector, TtsSession, connector_for
+from .tts_client import connector_for
 
 # After SIGTERM, answers still streaming get this long before uvicorn cancels them (closing their LLM
 # stream and speech session): AgentCore and a terminal's Ctrl-C both expect an end within seconds.

@@ -38,7 +38,6 @@ A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the sessi
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
@@ -104,13 +103,17 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
     if voice is not None and (not isinstance(voice, str) or not voice.strip()):
         raise ProtocolError("bad_voice", "field 'voice' must be a non-empty string")
     speed = obj.get("speed", 1.0)
-    if speed is None:
-        speed = 1.0
-    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
+    return text, voice, parse_speed(1.0 if speed is None else speed)
+
+
+def parse_speed(speed: Any) -> float:
+    """A speaking speed every interface accepts (session, model HTTP, agent request and settings)."""
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)):
         raise ProtocolError("bad_speed", "field 'speed' must be a number")
+    # compared before any float(): a 400-digit integer would overflow it; nan and inf fail the range
     if not MIN_SPEED <= speed <= MAX_SPEED:
         raise ProtocolError("bad_speed", f"speed must be between {MIN_SPEED} and {MAX_SPEED}")
-    return text, voice, float(speed)
+    return float(speed)
 
 
 def _parse_id(obj: dict[str, Any]) -> str | None:

@@ -56,9 +56,10 @@ def normalize(text: str, enabled: bool = True) -> Normalized:
     rewrites: list[tuple[int, int, int, int]] = []
     written_pos = spoken_len = 0
     for start, end, spoken in RULES.rewrites(text):
-        parts.append(text[written_pos:start])
-        spoken_len += start - written_pos
-        if start > 0 and text[start - 1].isalnum() and spoken[:1].isalnum():
+        if start > written_pos:
+            parts.append(text[written_pos:start])
+            spoken_len += start - written_pos
+        if parts and parts[-1][-1:].isalnum() and spoken[:1].isalnum():
             spoken = " " + spoken
         if end < len(text) and text[end].isalnum() and spoken[-1:].isalnum():
             spoken += " "

@@ -19,7 +19,8 @@ ABBREVIATIONS = {
     "Rd.": "Road", "Blvd.": "Boulevard", "Inc.": "Incorporated", "Ltd.": "Limited", "Corp.": "Corporation",
     "Dept.": "Department", "dept.": "department", "w/o": "without", "w/": "with",
 }
-# (title before a name, street word after one)
+# (title before a name, street word after one); misaki keeps the period of "St.", which would end the
+# sentence inside "St. Louis", so "Saint" is written out.
 _PLACES = {"St.": ("Saint", "Street"), "Dr.": ("Doctor", "Drive")}
 # Capitalised words that open sentences, so "Main St. The shop" is a street, not "Saint The".
 _SENTENCE_OPENERS = frozenset("A An And But He I If In It My Our She So That The Then There These They This "
@@ -30,14 +31,15 @@ SYMBOLS = {"~": "about ", "±": "plus or minus ", "×": "times", "÷": "divided 
            "≤": "less than or equal to", "≥": "greater than or equal to", "≠": "not equal to", "→": "to"}
 
 
-def _place(m: re.Match) -> str:
-    """"St. Louis" -> "Saint Louis", "Main St." -> "Main Street"; the same for "Dr."."""
+def _place(m: re.Match) -> str | None:
+    """"St. Louis" -> "Saint Louis", "Main St." -> "Main Street"; "Elm Dr." -> "Elm Drive" ("Dr. Patel"
+    is left to G2P, which says "Doctor")."""
     title, street = _PLACES[m.group()]
     after = re.match(r" ([A-Z][a-z]+)", m.string[m.end():m.end() + 30])
     before = re.search(r"([A-Z][a-z]+|\d+) $", m.string[max(0, m.start() - 30):m.start()])
-    if after and after.group(1) not in _SENTENCE_OPENERS:
-        return title
-    return street if before else title
+    if (after and after.group(1) not in _SENTENCE_OPENERS) or not before:
+        return None if title == "Doctor" else title
+    return street
 
 
 def _hash(m: re.Match) -> str:

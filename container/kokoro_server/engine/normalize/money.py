@@ -36,7 +36,7 @@ def _range(m: re.Match) -> list[tuple[int, int, str]]:
 RULES = [
     Rule("money_scaled", rf"(?<![\w$€£¥])({_SYMBOL})(\d+(?:\.\d+)?)({_SCALE})(?!\w)", _scaled),
     Rule("money_negative", rf"(?<![\w$€£¥.,])[-\u2212](?={_SYMBOL}\d)", lambda m: "minus "),
-    Rule("money_range", rf"(?<![\w.,])({_SYMBOL})(\d[\d,]*(?:\.\d\d)?)(\s?[-–]\s?\1?)(?=\d)", _range),
+    Rule("money_range", rf"(?<![\w.,])({_SYMBOL})(\d[\d,]*(?:\.\d\d)?)(\s?[-–]\s?[$€£¥]?)(?=\d)", _range),
     Rule("yen", r"(?<![\w.,])¥(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)", lambda m: f"{number(m.group()[1:])} yen"),
     Rule("currency_alone", rf"{_SYMBOL}+(?!\s?[\d.])", _lone),
 ]

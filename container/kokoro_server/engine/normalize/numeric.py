@@ -43,7 +43,7 @@ def _range(m: re.Match) -> str:
         return f"{year(low)} to {year(high)}"
     if _is_year(low) and len(high) == 2:  # "2024-25"
         return f"{year(low)} to {cardinal(high)}"
-    return f"{number(low)} to {number(high)}"
+    return f"{number(low)} to {number(high)}" + (" percent" if m.group(3) else "")
 
 
 def _power(m: re.Match) -> str:
@@ -89,9 +89,10 @@ def _product_version(m: re.Match) -> str | None:
 
 
 def _long(m: re.Match) -> str:
-    """More digits than anyone reads as one number (or num2words can: it overflows past 10**66),
-    and past Python's 4,300-digit int limit that G2P would hit: read them one by one."""
-    return digit_by_digit(m.group())
+    """More digits than anyone reads as one number (or num2words can: it overflows past 10**66; G2P
+    raises past Python's 4,300-digit int limit, and reads a long fraction through a float, losing
+    digits): every digit is said, one by one."""
+    return number(m.group().replace(",", ""))
 
 
 def _non_ascii(m: re.Match) -> str:
@@ -107,8 +108,9 @@ RULES = [
     Rule("power", r"(?<![\w.])(\d+(?:\.\d+)?)(?:\^|\*\*)([-\u2212]?\d{1,3})(?!\d)", _power),
     Rule("superscript", r"(?<![\w.])(\d+(?:\.\d+)?)([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", _power),
     Rule("fraction", r"(?<![\w./])(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)", _fraction),
-    Rule("range", rf"(?<![\w.,/-])({_NUM})(?:-|\s?–\s?)({_NUM})(?![\w/-]|[.,]\d)", _range),
-    Rule("long_number", rf"(?<![\d,])\d{{{MAX_CARDINAL_DIGITS + 1},}}(?!\d)", _long),
+    Rule("range", rf"(?<![\w.,/-])({_NUM})(?:-|\s?–\s?)({_NUM})(%?)(?![\w/-]|[.,]\d)", _range),
+    Rule("long_number", rf"(?<![\d,.])(?:\d{{{MAX_CARDINAL_DIGITS + 1},}}(?:\.\d+)?|\d+\.\d{{{MAX_CARDINAL_DIGITS + 1},}})(?!\d)",
+         _long),
     Rule("long_grouped_number", r"(?<![\d,])\d{1,3}(?:,\d{3}){9,}(?![\d,])", _long),
     Rule("non_ascii_digits", r"(?<!\d)[0-9]*(?:(?![0-9])\d)\d*(?:\.\d+)?", _non_ascii),
     Rule("product_version", r"(?<![\w.,])\d{1,3}\.\d{1,3}(?![\w]|\.\d)", _product_version),

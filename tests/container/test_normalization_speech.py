@@ -14,7 +14,7 @@ import httpx
 import pytest
 import websockets
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     SESSION_PATH,
     Audio,
     End,

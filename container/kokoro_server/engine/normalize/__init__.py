@@ -48,7 +48,7 @@ def normalize(text: str, enabled: bool = True) -> Normalized:
     """The spoken form of ``text`` (``enabled=False``: every character spoken as written).
 
     A rewritten region is padded with a space where it would otherwise run into a neighbouring letter
-    or digit ("Call555-0123" must not become "Callfive ..."); the padding belongs to the region.
+    or digit ("7am" must not become "sevenAM"); the padding belongs to the region.
     """
     if not enabled:
         return Normalized(written=text, spoken=text)

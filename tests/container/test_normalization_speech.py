@@ -16,7 +16,6 @@ import websockets
 
 from speech_protocol.messages import (
     SESSION_PATH,
-    Audio,
     End,
     Error,
     ProtocolError,

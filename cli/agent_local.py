@@ -134,7 +134,7 @@ def local(
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
     with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
-    from voice_agent.app import create_app
+    from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
@@ -154,7 +154,7 @@ def local(
             console.step(f"agent on http://{host}:{port}/invocations (model server {model_url}); Ctrl-C stops")
             import uvicorn
 
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
             return
         agent_url = stack.enter_context(agent_server_thread(app))
         console.step(f"asking the agent ({settings.llm.provider} LLM, model server {model_url})")

@@ -208,3 +208,21 @@ async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(mode
     after_cut = t.received.frames[t.received.frames.index(cut) + 1:]
     assert cut["interrupted"] is True and not any(isinstance(f, bytes) for f in after_cut)
     assert REPLY.startswith(cut["heard_text"])
+
+
+async def test_a_session_answers_one_turn_at_a_time_across_sockets() -> None:
+    session = "s-busy-0123456789-0123456789-0123"
+    async with conversation_with(pace_s=0.2) as (url, _):
+        async with talk(url, session) as a, talk(url, session) as b:
+            await a.until("ready")
+            await b.until("ready")
+            await a.send({"type": "prompt", "text": "talk"})
+            await a.first_audio()
+            await b.send({"type": "prompt", "text": "me too"})
+            busy = await b.until("error")
+            end = await b.until("turn_end")
+            await a.until("turn_end")
+        async with talk(url, session) as again:
+            ready = await again.until("ready")
+    assert busy["code"] == "session_busy" and busy["turn"] == "t1" and end["heard_text"] == ""
+    assert [h["text"] for h in ready["history"]] == ["talk", REPLY]  # the refused turn left no trace

@@ -10,13 +10,14 @@ agent, so a new socket with the same AgentCore session id continues the same con
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from speech_protocol.messages import SAMPLE_RATE
 from strands import Agent
 
-from ..conversations import Conversations
+from ..conversations import Conversations, SessionBusy
 from ..events import AgentEvent
 from . import messages
 from .history import close_failed_turn, heard_text, record_interrupted, transcript
@@ -42,8 +43,10 @@ def session_of(websocket: Any, header_value: str | None) -> str | None:
 class Conversation:
     """The turns of one socket, over the history of one Strands agent."""
 
-    def __init__(self, agent: Agent, outbox: Outbox, answer_for: AnswerFor):
-        self.agent = agent
+    def __init__(self, conversations: Conversations, session: str | None, outbox: Outbox, answer_for: AnswerFor):
+        self.conversations = conversations
+        self.session = session
+        self.agent = conversations.agent_for(session)  # no session: this socket's own history
         self.outbox = outbox
         self.answer_for = answer_for
         self.turns = 0
@@ -60,12 +63,18 @@ class Conversation:
         turn = Turn(id=f"t{self.turns}")
         self.last = turn
         await self.outbox.text(messages.event("turn_start", turn=turn.id, prompt=prompt.text))
-        turn.task = asyncio.create_task(self._run(turn, self.answer_for(self.agent, prompt)))
+        turn.task = asyncio.create_task(self._run(turn, prompt))
 
-    async def _run(self, turn: Turn, answer: AsyncIterator[AgentEvent]) -> None:
-        await stream_turn(turn, answer, self.outbox)
-        if turn.failed:
-            close_failed_turn(self.agent.messages)
+    async def _run(self, turn: Turn, prompt: Prompt) -> None:
+        try:
+            with self._turn_of_session():
+                await stream_turn(turn, self.answer_for(self.agent, prompt), self.outbox)
+        except SessionBusy as err:  # another socket or request is answering: not our history to touch
+            turn.failed = True
+            await self.outbox.text(messages.error(err.code, err.message, turn.id))
+        else:
+            if turn.failed:
+                close_failed_turn(self.agent.messages)
         await self.outbox.text(turn.end_event(turn.text))
         turn.ended = True
 
@@ -93,6 +102,10 @@ class Conversation:
         await self._stop(turn)
         record_interrupted(self.agent.messages, heard_text(turn.text, turn.words, turn.audio_s))
 
+    def _turn_of_session(self) -> contextlib.AbstractContextManager:
+        """A session's agent answers one turn at a time, whichever socket or request asks."""
+        return self.conversations.turn(self.session) if self.session else contextlib.nullcontext()
+
     @staticmethod
     async def _stop(turn: Turn) -> None:
         if turn.task is not None and not turn.task.done():
@@ -105,12 +118,11 @@ async def converse(websocket: Any, session: str | None, conversations: Conversat
     """Serve one socket until the listener says ``bye`` or goes away."""
     await websocket.accept()
     outbox = Outbox(websocket)
-    agent = conversations.agent_for(session)
-    talk = Conversation(agent, outbox, answer_for)
+    talk = Conversation(conversations, session, outbox, answer_for)
     try:
         await outbox.text(messages.event(
             "ready", sample_rate=SAMPLE_RATE, session=session,
-            max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES, history=transcript(agent.messages),
+            max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES, history=transcript(talk.agent.messages),
         ))
         while True:
             frame = await websocket.receive()

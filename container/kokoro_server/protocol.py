@@ -140,8 +140,6 @@ def _parse_id(obj: dict[str, Any]) -> str | None:
         return None
     if isinstance(mid, bool) or not isinstance(mid, (str, int)):
         raise ProtocolError("bad_id", "field 'id' must be a string or an integer")
-    if isinstance(mid, int) and abs(mid) >= 10**MAX_ID_CHARS:
-        raise ProtocolError("bad_id", f"field 'id' is longer than {MAX_ID_CHARS} characters")
     mid = str(mid)
     if len(mid) > MAX_ID_CHARS:
         raise ProtocolError("bad_id", f"field 'id' is longer than {MAX_ID_CHARS} characters")

@@ -33,6 +33,8 @@ TOKEN_CLASSES = {
     "digit_run": "7",
     "dotted": "a.",
     "mixed_case_digits": "aB1",
+    "camel_case": "MyPage",
+    "non_latin": "日本語",
     "long_word": "ab",
     "symbols": "#",
     "prose": "Hello there, how are you today? ",

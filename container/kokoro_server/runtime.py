@@ -80,9 +80,10 @@ class SpeechRuntime:
         synth = self._synth()
         synth.voices.get(voice or synth.default_voice)
 
-    async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock) -> list[Chunk]:
+    async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *,
+                   normalize: bool = True) -> list[Chunk]:
         synth = self._synth()
-        return await self.g2p.run(lambda: synth.plan(text, voice, speed), clock)
+        return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
     async def render(self, chunk: Chunk, clock: PlaybackClock) -> np.ndarray:
         synth = self._synth()

@@ -15,18 +15,19 @@ from starlette.websockets import WebSocket
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
-from kokoro_server.protocol import (
+from kokoro_server.runtime import NotReady, SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+from kokoro_server.session import Session
+from kokoro_server.settings import ServerSettings
+from speech_protocol.messages import (
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
     encode_event,
     loads,
+    validate_normalize,
     validate_synthesis_fields,
 )
-from kokoro_server.runtime import NotReady, SpeechRuntime
-from kokoro_server.scheduler import PlaybackClock
-from kokoro_server.session import Session
-from kokoro_server.settings import ServerSettings
 
 T = TypeVar("T")
 MAX_BODY_BYTES = 64 * 1024
@@ -83,11 +84,12 @@ async def invocations(request: Request) -> Response:
     try:
         payload = await _read_json(request)
         text, voice, speed = validate_synthesis_fields(payload)
+        normalize = validate_normalize(payload)
         fmt = payload.get("format", "wav")
         if not isinstance(fmt, str) or fmt not in MEDIA_TYPES:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
         clock = PlaybackClock()
-        chunks = await _unless_hung_up(request, runtime.plan(text, voice, speed, clock))
+        chunks = await _unless_hung_up(request, runtime.plan(text, voice, speed, clock, normalize=normalize))
         if chunks is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
     except (RequestError, ProtocolError, NotReady, ValueError) as exc:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from kokoro_server.protocol import SESSION_PATH, Audio, End, Error, StreamDecoder
+from speech_protocol.messages import Audio, End, Error, StreamDecoder
+from speech_protocol.urls import server_urls
 
 
 def ws_url(base: str) -> str:
-    return base.replace("http://", "ws://") + SESSION_PATH
+    return server_urls(base).session
 
 
 async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:

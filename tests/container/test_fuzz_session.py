@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_client import ended, pcm_bytes, read_until, ws_url
 
-from kokoro_server.protocol import StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import StreamDecoder, Synthesize, encode_client_message
 
 FUZZ_EXAMPLES = 20
 FINAL = "the-final-utterance"  # longer than any generated id, so never cancelled by the fuzz

@@ -8,7 +8,7 @@ import json
 import websockets
 from session_client import ended, pcm_bytes, read_until, ws_url
 
-from kokoro_server.protocol import Close, End, Error, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import Close, End, Error, StreamDecoder, Synthesize, encode_client_message
 
 BIG = "1" * 4_400  # over Python's 4,300-digit limit for int(str)
 

@@ -18,7 +18,7 @@ import websockets
 from servers import free_port, wait_ready
 from session_client import read_until, ws_url
 
-from kokoro_server.protocol import Start, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import Start, StreamDecoder, Synthesize, encode_client_message
 
 HEADER_TIMEOUT_S = 2
 MAX_CONNECTIONS = 24

@@ -11,7 +11,7 @@ import websockets
 
 from session_client import ends, pcm_bytes, read_until, ws_url
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     Audio,
     Close,
     End,

@@ -38,14 +38,16 @@ def _ping_ok(url: str) -> bool:
 
 @contextlib.contextmanager
 def model_server_process(
-    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable
 ) -> Iterator[str]:
     """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL.
 
     ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
+    ``python`` is the interpreter whose environment has the model server (the 3.12 agent environment
+    has not: its tests start the server with ``.venv``'s).
     """
     port = free_port()
-    command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
+    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
                *extra_args]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     # The server's log goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and

@@ -2,23 +2,36 @@
 
 The stream is opened with the agent's transport (``voice_agent.tts_client.sagemaker``: CRT transport,
 the ``:8443`` endpoint, fresh boto3 credentials), but the message goes out with the SDK's default data
-type, BINARY, as any SDK user would send it (the agent itself sends UTF8). The SDK exists for
-Python >= 3.12 only; elsewhere this check is SKIPPED with the reason, never silently passed.
+type, BINARY, as any SDK user would send it (the agent itself sends UTF8).
+
+The SDK exists for Python >= 3.12 only, and the CLIs may run on 3.11: then the check runs in the
+agent's 3.12 environment that ``./setup.sh`` makes (``.venv312``), as ``python -m
+cli.sagemaker_session``, and its result comes back as JSON. Without any 3.12 the check FAILS with
+the fix: a deploy whose session path was never exercised is not reported as verified.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
+import os
 import platform
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from cli.session_check import ChannelError, speak_once
 from cli.smoke_report import SMOKE_TEXT, CheckResult, Outcome
 
-UNAVAILABLE = (
-    "bidirectional session NOT verified: it needs Python >= 3.12 with aws-sdk-sagemaker-runtime-http2[awscrt] "
-    "(this is Python {version}); only /invocations was checked"
+REPO = Path(__file__).resolve().parents[1]
+AGENT_PYTHON = REPO / ".venv312" / "bin" / "python"  # the agent's Python 3.12 environment (./setup.sh)
+CHECK_TIMEOUT_S = 180.0
+NO_PYTHON_312 = (
+    "bidirectional session NOT verified: the SageMaker streaming client needs Python 3.12 "
+    "(this is Python {version}) and {python} does not exist. Fix: install Python 3.12 (python3.12 on "
+    "PATH, or pyenv's 3.12), rerun ./setup.sh, then run `deploy-model smoke`"
 )
 
 
@@ -53,16 +66,22 @@ class SageMakerChannel:
         return self._reason
 
 
-async def check_endpoint_session(endpoint: str, region: str, voice: str | None) -> CheckResult:
+def _sdk_here() -> bool:
+    try:
+        import aws_sdk_sagemaker_runtime_http2.models  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+async def _check_here(endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> CheckResult:
+    import aws_sdk_sagemaker_runtime_http2.models as models
+
+    from voice_agent.tts_client.sagemaker import SdkParts, SdkStreamOpener
+
     started = time.monotonic()
     try:
-        import aws_sdk_sagemaker_runtime_http2.models as models
-
-        from voice_agent.tts_client.sagemaker import SdkParts, SdkStreamOpener
-    except ImportError:
-        return CheckResult("session", Outcome.SKIPPED, UNAVAILABLE.format(version=platform.python_version()))
-    try:
-        duplex = await SdkStreamOpener(region)(endpoint)
+        duplex = await SdkStreamOpener(region, endpoint_uri=endpoint_url)(endpoint)
     except Exception as err:  # credentials, DNS, TLS, a missing endpoint: all reported, none a crash
         detail = f"cannot open a bidirectional stream to {endpoint}: {type(err).__name__}: {err}"
         return CheckResult("session", Outcome.FAILED, detail, elapsed_s=round(time.monotonic() - started, 3))
@@ -71,3 +90,59 @@ async def check_endpoint_session(endpoint: str, region: str, voice: str | None) 
         return await speak_once(SageMakerChannel(duplex, parts, models), SMOKE_TEXT, voice)
     finally:
         await parts.aclose()
+
+
+def check_command(python: Path, endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> list[str]:
+    return [str(python), "-m", "cli.sagemaker_session", endpoint, "--region", region,
+            *(["--voice", voice] if voice else []), *(["--endpoint-url", endpoint_url] if endpoint_url else [])]
+
+
+async def _check_in(python: Path, *args: Any) -> CheckResult:
+    """Run the check in another interpreter; its last stdout line is the result as JSON."""
+    paths = [str(REPO), str(REPO / "container"), str(REPO / "agent"), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    proc = await asyncio.create_subprocess_exec(
+        *check_command(python, *args), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), CHECK_TIMEOUT_S)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        return CheckResult("session", Outcome.FAILED, f"the check in {python} gave no result in {CHECK_TIMEOUT_S:.0f} s")
+    lines = out.decode(errors="replace").strip().splitlines()
+    try:
+        found = json.loads(lines[-1])
+        return CheckResult(**{**found, "outcome": Outcome(found["outcome"])})
+    except (IndexError, ValueError, TypeError, KeyError):
+        tail = " | ".join(err.decode(errors="replace").strip().splitlines()[-3:])
+        return CheckResult("session", Outcome.FAILED, f"the check in {python} failed (exit {proc.returncode}): {tail}")
+
+
+async def check_endpoint_session(
+    endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
+) -> CheckResult:
+    """The session check here when this Python has the SDK, else in the agent's 3.12 environment."""
+    if _sdk_here():
+        return await _check_here(endpoint, region, voice, endpoint_url)
+    if AGENT_PYTHON.exists():
+        return await _check_in(AGENT_PYTHON, endpoint, region, voice, endpoint_url)
+    detail = NO_PYTHON_312.format(version=platform.python_version(), python=AGENT_PYTHON.relative_to(REPO))
+    return CheckResult("session", Outcome.FAILED, detail)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="One bidirectional session check; prints its result as JSON.")
+    parser.add_argument("endpoint")
+    parser.add_argument("--region", required=True)
+    parser.add_argument("--voice")
+    parser.add_argument("--endpoint-url")
+    args = parser.parse_args()
+    if not _sdk_here():
+        raise SystemExit(f"aws-sdk-sagemaker-runtime-http2 is not installed for Python {platform.python_version()}")
+    result = asyncio.run(_check_here(args.endpoint, args.region, args.voice, args.endpoint_url))
+    print(json.dumps(result.to_json()))
+
+
+if __name__ == "__main__":
+    main()

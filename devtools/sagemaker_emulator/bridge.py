@@ -29,10 +29,14 @@ _INPUT_CLOSED = object()
 
 @dataclass(frozen=True)
 class Settings:
-    container_ws: str  # ws://host:port of the model container
+    container: str  # http(s)://host:port of the model container
     open_timeout_s: float = 2.0  # the platform wants ~250 ms; the tests' CPU is shared, so looser
     variant: str = "AllTraffic"
     ping_interval_s: float = 60.0  # the platform's keep-alive: a ping every 60 s, 5 missed -> closed
+
+    @property
+    def container_ws(self) -> str:
+        return "ws" + self.container.removeprefix("http")
 
 
 def request_problem(headers: dict[str, str]) -> wire.HttpError | None:

@@ -15,24 +15,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import platform
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from cli import agent_python
 from cli.session_check import ChannelError, speak_once
 from cli.smoke_report import SMOKE_TEXT, CheckResult, Outcome
 
-REPO = Path(__file__).resolve().parents[1]
-AGENT_PYTHON = REPO / ".venv312" / "bin" / "python"  # the agent's Python 3.12 environment (./setup.sh)
 CHECK_TIMEOUT_S = 180.0
-NO_PYTHON_312 = (
-    "bidirectional session NOT verified: the SageMaker streaming client needs Python 3.12 "
-    "(this is Python {version}) and {python} does not exist. Fix: install Python 3.12 (python3.12 on "
-    "PATH, or pyenv's 3.12), rerun ./setup.sh, then run `deploy-model smoke`"
-)
 
 
 class SageMakerChannel:
@@ -66,14 +59,6 @@ class SageMakerChannel:
         return self._reason
 
 
-def _sdk_here() -> bool:
-    try:
-        import aws_sdk_sagemaker_runtime_http2.models  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 async def _check_here(endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> CheckResult:
     import aws_sdk_sagemaker_runtime_http2.models as models
 
@@ -99,10 +84,8 @@ def check_command(python: Path, endpoint: str, region: str, voice: str | None, e
 
 async def _check_in(python: Path, *args: Any) -> CheckResult:
     """Run the check in another interpreter; its last stdout line is the result as JSON."""
-    paths = [str(REPO), str(REPO / "container"), str(REPO / "agent"), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     proc = await asyncio.create_subprocess_exec(
-        *check_command(python, *args), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *check_command(python, *args), env=agent_python.subprocess_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), CHECK_TIMEOUT_S)
@@ -123,11 +106,11 @@ async def check_endpoint_session(
     endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
 ) -> CheckResult:
     """The session check here when this Python has the SDK, else in the agent's 3.12 environment."""
-    if _sdk_here():
+    if agent_python.sdk_here():
         return await _check_here(endpoint, region, voice, endpoint_url)
-    if AGENT_PYTHON.exists():
-        return await _check_in(AGENT_PYTHON, endpoint, region, voice, endpoint_url)
-    detail = NO_PYTHON_312.format(version=platform.python_version(), python=AGENT_PYTHON.relative_to(REPO))
+    if agent_python.AGENT_PYTHON.exists():
+        return await _check_in(agent_python.AGENT_PYTHON, endpoint, region, voice, endpoint_url)
+    detail = f"bidirectional session NOT verified: {agent_python.missing_message()}, then run `deploy-model smoke`"
     return CheckResult("session", Outcome.FAILED, detail)
 
 
@@ -138,7 +121,7 @@ def main() -> None:
     parser.add_argument("--voice")
     parser.add_argument("--endpoint-url")
     args = parser.parse_args()
-    if not _sdk_here():
+    if not agent_python.sdk_here():
         raise SystemExit(f"aws-sdk-sagemaker-runtime-http2 is not installed for Python {platform.python_version()}")
     result = asyncio.run(_check_here(args.endpoint, args.region, args.voice, args.endpoint_url))
     print(json.dumps(result.to_json()))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from broken_servers import app_with, serving, text_frames_only
-from cli import sagemaker_session
+from cli import agent_python, sagemaker_session
 from cli.session_check import BINARY_FRAME_HINT
 from cli.smoke_report import Outcome
 from conftest import env_without_aws
@@ -47,8 +47,8 @@ def test_smoke_of_an_endpoint_reading_only_text_frames_fails_with_the_reason() -
 
 
 def test_without_python_312_the_check_fails_loudly_with_the_fix(monkeypatch) -> None:
-    monkeypatch.setattr(sagemaker_session, "_sdk_here", lambda: False)
-    monkeypatch.setattr(sagemaker_session, "AGENT_PYTHON", sagemaker_session.REPO / ".no-venv312" / "bin" / "python")
+    monkeypatch.setattr(agent_python, "sdk_here", lambda: False)
+    monkeypatch.setattr(agent_python, "AGENT_PYTHON", agent_python.REPO / ".no-venv312" / "bin" / "python")
     result = asyncio.run(sagemaker_session.check_endpoint_session("kokoro-tts", "us-east-1", None))
     assert result.outcome is Outcome.FAILED
     assert "NOT verified" in result.detail and "rerun ./setup.sh" in result.detail

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from cli.agent_local_servers import stop_process
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -36,10 +38,5 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             url = banner.split()[2]
             yield Emulator(endpoint_url=url, ca_file=ca_file)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
             proc.stdout.close()

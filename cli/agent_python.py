@@ -35,5 +35,6 @@ def missing_message(python: Path = AGENT_PYTHON) -> str:
 
 def subprocess_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """This environment, with the project's source folders first on the subprocess's import path."""
-    paths = [str(REPO), str(REPO / "container"), str(REPO / "agent"), os.environ.get("PYTHONPATH", "")]
+    folders = (REPO, REPO / "container", REPO / "agent", REPO / "speech_protocol")
+    paths = [*map(str, folders), os.environ.get("PYTHONPATH", "")]
     return {**os.environ, **(extra or {}), "PYTHONPATH": os.pathsep.join(p for p in paths if p)}

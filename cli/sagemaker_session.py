@@ -1,8 +1,8 @@
 """The session check against a deployed endpoint, over SageMaker's bidirectional stream.
 
 The stream is opened with the agent's transport (``voice_agent.tts_client.sagemaker``: CRT transport,
-the ``:8443`` endpoint, fresh boto3 credentials), but the message goes out with the SDK's default data
-type, BINARY, as any SDK user would send it (the agent itself sends UTF8).
+the ``:8443`` endpoint, fresh boto3 credentials), but the messages go out with the SDK's default data
+type, BINARY, as any SDK user would send them (the agent itself sends UTF8).
 
 The SDK exists for Python >= 3.12 only, and the CLIs may run on 3.11: then the check runs in the
 agent's 3.12 environment that ``./setup.sh`` makes (``.venv312``), as ``python -m
@@ -16,65 +16,19 @@ import argparse
 import asyncio
 import json
 import platform
-import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from cli import agent_python
-from cli.session_check import ChannelError, speak_once
+from cli.session_check import speak_once
 from cli.smoke_report import SMOKE_TEXT, CheckResult, Outcome
+from voice_agent.tts_client.sagemaker import SageMakerConnector
 
 CHECK_TIMEOUT_S = 180.0
 
 
-class SageMakerChannel:
-    """:class:`~cli.session_check.Channel` over the SDK's duplex stream."""
-
-    def __init__(self, duplex: Any, parts: Any, models: Any):
-        self._duplex, self._parts, self._models = duplex, parts, models
-        self._reason: str | None = None
-
-    async def send_binary(self, data: bytes) -> None:
-        part = self._models.RequestStreamEventPayloadPart(value=self._models.RequestPayloadPart(bytes_=data))
-        try:
-            await self._duplex.input_stream.send(part)
-        except Exception as err:  # the SDK raises its own and CRT's error types
-            raise ChannelError(f"the SageMaker stream refused the message: {err}") from err
-
-    async def parts(self) -> AsyncIterator[bytes | str]:
-        from voice_agent.tts_client import TtsError
-
-        while True:
-            try:
-                part = await self._parts.receive()
-            except TtsError as err:
-                self._reason = f"{err.code}: {err.message}"
-                return
-            if part is None:
-                return
-            yield part
-
-    def closed_reason(self) -> str | None:
-        return self._reason
-
-
 async def _check_here(endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> CheckResult:
-    import aws_sdk_sagemaker_runtime_http2.models as models
-
-    from voice_agent.tts_client.sagemaker import SdkParts, SdkStreamOpener
-
-    started = time.monotonic()
-    try:
-        duplex = await SdkStreamOpener(region, endpoint_uri=endpoint_url)(endpoint)
-    except Exception as err:  # credentials, DNS, TLS, a missing endpoint: all reported, none a crash
-        detail = f"cannot open a bidirectional stream to {endpoint}: {type(err).__name__}: {err}"
-        return CheckResult("session", Outcome.FAILED, detail, elapsed_s=round(time.monotonic() - started, 3))
-    parts = SdkParts(duplex)
-    try:
-        return await speak_once(SageMakerChannel(duplex, parts, models), SMOKE_TEXT, voice)
-    finally:
-        await parts.aclose()
+    return await speak_once(SageMakerConnector(endpoint, region, endpoint_url=endpoint_url), SMOKE_TEXT, voice)
 
 
 def check_command(python: Path, endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> list[str]:
@@ -84,8 +38,9 @@ def check_command(python: Path, endpoint: str, region: str, voice: str | None, e
 
 async def _check_in(python: Path, *args: Any) -> CheckResult:
     """Run the check in another interpreter; its last stdout line is the result as JSON."""
+    pipe = asyncio.subprocess.PIPE
     proc = await asyncio.create_subprocess_exec(
-        *check_command(python, *args), env=agent_python.subprocess_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *check_command(python, *args), env=agent_python.subprocess_env(), stdout=pipe, stderr=pipe
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), CHECK_TIMEOUT_S)

@@ -6,8 +6,8 @@ import logging
 
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
-from kokoro_server.protocol import Error, ProtocolError
 from kokoro_server.runtime import NotReady
+from speech_protocol.messages import Error, ProtocolError
 
 log = logging.getLogger("kokoro_server")
 

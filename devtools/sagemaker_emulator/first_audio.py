@@ -12,8 +12,8 @@ import argparse
 import asyncio
 import time
 
-from kokoro_server.protocol import Audio
-from voice_agent.tts_client import TtsSession
+from speech_protocol.messages import Audio
+from speech_protocol.session import TtsSession
 from voice_agent.tts_client.sagemaker import SageMakerConnector
 
 PIECES = ("Good evening.", "Your table by the window is ready.")

@@ -15,7 +15,7 @@ import pytest
 models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
 from emulator import REPO, sagemaker_emulator  # noqa: E402
-from kokoro_server.protocol import (  # noqa: E402
+from speech_protocol.messages import (  # noqa: E402
     SAMPLE_RATE,
     Audio,
     Close,
@@ -26,7 +26,8 @@ from kokoro_server.protocol import (  # noqa: E402
 )
 from servers import free_port, model_server_process, wait_ready  # noqa: E402
 from speech import transcribe, wer  # noqa: E402
-from voice_agent.tts_client import TtsServerError, TtsSession  # noqa: E402
+from speech_protocol.session import TtsSession  # noqa: E402
+from speech_protocol.transport import TtsServerError  # noqa: E402
 from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
 from speech_protocol.urls import ServerUrlError, server_urls

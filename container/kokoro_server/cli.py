@@ -49,8 +49,7 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, onnx_model=onnx_model, torch_model=torch_model,
-            voices_dir=voices_dir, config=config, assets_dir=assets_dir,
+            voice=voice, trim=trim, warm_up_text=warm_up_text,
         )
         resolved = model_assets.resolve(
             settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,

@@ -82,10 +82,6 @@ class Scheduler:
         self._queue.put(_Job(deadline, next(self._seq), fn, future, loop))
         return await future
 
-    @property
-    def pending(self) -> int:
-        return self._queue.qsize()
-
     def close(self) -> None:
         for _ in self._threads:
             self._queue.put((float("inf"), next(self._seq), None))  # type: ignore[arg-type]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 
@@ -23,11 +22,6 @@ class ServerSettings:
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
-    onnx_model: Path | None = None
-    torch_model: Path | None = None
-    voices_dir: Path | None = None
-    config: Path | None = None
-    assets_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):

@@ -17,10 +17,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from servers import free_port
-from speech_protocol.messages import SESSION_PATH
+from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH
 
 ONE_SECOND_OF_TONE = b"".join(
-    struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 24000))) for i in range(24000)
+    struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / SAMPLE_RATE))) for i in range(SAMPLE_RATE)
 )
 
 
@@ -30,7 +30,7 @@ async def ping(request) -> Response:
 
 async def invocations(request) -> Response:
     """A healthy /invocations, so only the session path is broken."""
-    return Response(ONE_SECOND_OF_TONE, media_type="audio/pcm;rate=24000")
+    return Response(ONE_SECOND_OF_TONE, media_type=f"audio/pcm;rate={SAMPLE_RATE}")
 
 
 async def text_frames_only(websocket: WebSocket) -> None:

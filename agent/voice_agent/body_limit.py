@@ -48,7 +48,7 @@ class BodyLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"error": {"code": "payload_too_large", "message": f"body over {self.limit} bytes"}})
+        body = json.dumps({"error": {"code": "body_too_large", "message": f"request body over {self.limit} bytes"}})
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body.encode()})

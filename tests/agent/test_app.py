@@ -135,7 +135,7 @@ async def test_oversized_body_is_refused_before_it_is_read(agent_url: str, size:
 
         streamed = await client.post(f"{agent_url}/invocations", content=chunks())
     for reply in (declared, streamed):
-        assert reply.status_code == 413 and reply.json()["error"]["code"] == "payload_too_large"
+        assert reply.status_code == 413 and reply.json()["error"]["code"] == "body_too_large"
 
 
 async def test_caller_leaving_closes_the_speech_session() -> None:

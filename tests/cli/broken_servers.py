@@ -6,17 +6,14 @@ import asyncio
 import contextlib
 import math
 import struct
-import threading
-import time
 from collections.abc import Iterator
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from servers import free_port
+from cli.agent_local_servers import agent_server_thread
 from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH
 
 ONE_SECOND_OF_TONE = b"".join(
@@ -63,15 +60,5 @@ def app_with(session) -> Starlette:
 @contextlib.contextmanager
 def serving(app: Starlette) -> Iterator[str]:
     """Run ``app`` with uvicorn in a thread on a free loopback port; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with agent_server_thread(app, graceful_s=1) as url:  # a silent session must not hold the shutdown
+        yield url

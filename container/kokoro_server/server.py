@@ -26,6 +26,7 @@ from speech_protocol.messages import (
     SESSION_PATH,
     ProtocolError,
     encode_event,
+    validate_normalize,
     validate_synthesis_fields,
 )
 
@@ -72,11 +73,12 @@ async def invocations(request: Request) -> Response:
     try:
         payload = await _read_json(request)
         text, voice, speed = validate_synthesis_fields(payload)
+        normalize = validate_normalize(payload)
         fmt = payload.get("format", "wav")
         if fmt not in MEDIA_TYPES:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
         clock = PlaybackClock()
-        chunks = await runtime.plan(text, voice, speed, clock)
+        chunks = await runtime.plan(text, voice, speed, clock, normalize=normalize)
     except (RequestError, ProtocolError, NotReady, ValueError) as exc:
         status, body = http_error_body(exc)
         return JSONResponse(body, status_code=status)

@@ -4,7 +4,7 @@
 ``--model-url`` names one). With ``--prompt`` it asks one question instead of serving and writes
 ``answer.wav`` + ``report.json``; ``invoke`` does the same against an agent that is already running,
 local (a URL) or deployed (an AgentCore runtime ARN). Both read the answer with the one recorder in
-:mod:`voice_agent.answer_recording`.
+:mod:`cli.answer_recording`.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from cli import agent_python
 from cli.agent_local_servers import agent_server_thread, model_server_process
 from cli.agent_process import agent_command, agent_python_or_fail, agent_server_process
 from cli.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
+from cli.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from cli.aws_api import Boto3Aws
 from cli.console import Console
 from cli.errors import UsageError, VerifyFailed
 from cli.model_smoke import parse_base_url
 from cli.web_page import local_connect_url
-from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from voice_agent.settings import (
     DEFAULT_SCRIPTED_REPLY,
     AgentSettings,

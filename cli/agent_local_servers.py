@@ -85,10 +85,16 @@ def model_server_process(
 
 
 @contextlib.contextmanager
-def agent_server_thread(app, host: str = "127.0.0.1", port: int | None = None) -> Iterator[str]:
-    """The agent app under uvicorn in a background thread; yields its base URL once it accepts."""
+def agent_server_thread(
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+) -> Iterator[str]:
+    """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
+    its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
     thread.start()
     try:

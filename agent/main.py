@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from voice_agent.app import create_app
+from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 from voice_agent.settings import SettingsError, settings_from_env
 
 AGENTCORE_PORT = 8080
@@ -22,7 +22,7 @@ def app_from_env():
 
 def main() -> None:
     # AgentCore's contract is 0.0.0.0:8080; app.run() would pick 127.0.0.1 outside Docker.
-    app_from_env().run(port=AGENTCORE_PORT, host="0.0.0.0")  # nosec B104
+    app_from_env().run(port=AGENTCORE_PORT, host="0.0.0.0", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # nosec B104
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 ``--model-url`` names one). With ``--prompt`` it asks one question instead of serving and writes
 ``answer.wav`` + ``report.json``; ``invoke`` does the same against an agent that is already running,
 local (a URL) or deployed (an AgentCore runtime ARN). Both read the answer with the one recorder in
-:mod:`voice_agent.answer_recording`.
+:mod:`cli.answer_recording`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import typer
 from cli import agent_python
 from cli.agent_local_servers import agent_server_thread, model_server_process
 from cli.agent_process import agent_command, agent_python_or_fail, agent_server_process
+from cli.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from cli.aws_api import Boto3Aws
 from cli.console import Console
 from cli.errors import UsageError, VerifyFailed
 from cli.model_smoke import parse_base_url
-from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from voice_agent.settings import (
     DEFAULT_SCRIPTED_REPLY,
     AgentSettings,
@@ -156,7 +156,7 @@ def local(
     port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer."""
-    from voice_agent.app import create_app
+    from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
@@ -177,7 +177,8 @@ def local(
                 os.execve(python, agent_command(python, host, port), env)  # the agent owns the process
             import uvicorn
 
-            uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+            uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
+                        timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
             return
         if in_process:
             agent_url = stack.enter_context(agent_server_thread(create_app(settings)))

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import httpx
 import uvicorn
 
+from cli import child_processes
 from cli.errors import CommandFailed
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
@@ -36,16 +37,6 @@ def _ping_ok(url: str) -> bool:
     return False
 
 
-def stop_process(proc: subprocess.Popen) -> None:
-    """Terminate, and kill if it has not exited within 15 s."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 @contextlib.contextmanager
 def ready_process(
     command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None
@@ -56,18 +47,19 @@ def ready_process(
     freeze a long-running server. Its tail explains a failed start.
     """
     log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + timeout_s
         while not _ping_ok(f"{url}/ping"):
             if proc.poll() is not None or time.monotonic() > deadline:
+                child_processes.stop(proc, grace_s=0)
                 log.seek(0)
                 raise CommandFailed(f"{what} did not become ready", fix=fix,
                                     details=tuple(log.read().strip().splitlines()[-10:]))
             time.sleep(0.25)
         yield url
     finally:
-        stop_process(proc)
+        child_processes.stop(proc, grace_s=15)
         log.close()
 
 
@@ -93,10 +85,16 @@ def model_server_process(
 
 
 @contextlib.contextmanager
-def agent_server_thread(app, host: str = "127.0.0.1", port: int | None = None) -> Iterator[str]:
-    """The agent app under uvicorn in a background thread; yields its base URL once it accepts."""
+def agent_server_thread(
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+) -> Iterator[str]:
+    """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
+    its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
     thread.start()
     try:

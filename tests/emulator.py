@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.agent_local_servers import stop_process
+from cli import child_processes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,7 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
         command = [python, "-m", "devtools.sagemaker_emulator", "--port", "0", "--container", container_url,
                    "--ca-file", str(ca_file)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = child_processes.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             banner = proc.stdout.readline()
             if "https://" not in banner:
@@ -38,5 +38,5 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             url = banner.split()[2]
             yield Emulator(endpoint_url=url, ca_file=ca_file)
         finally:
-            stop_process(proc)
+            child_processes.stop(proc, grace_s=15)
             proc.stdout.close()

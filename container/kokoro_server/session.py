@@ -104,7 +104,9 @@ class Session:
         if isinstance(item, ProtocolError):
             await self.send(session_error(item))
         elif self.closing:
-            await self.send(session_error(ProtocolError("session_closing", "the session is closing")))
+            await self.send(session_error(ProtocolError(
+                "session_closing", "the session is closing; open a new session for more speech",
+                getattr(item, "id", None))))
         elif isinstance(item, Synthesize):
             if self.queue.qsize() >= self.runtime.settings.max_pending:
                 await self.send(session_error(ProtocolError(
@@ -150,7 +152,7 @@ class Session:
             await self.send(End(utterance.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
             return
         try:
-            chunks = await self.runtime.plan(msg.text, msg.voice, msg.speed, self.clock)
+            chunks = await self.runtime.plan(msg.text, msg.voice, msg.speed, self.clock, normalize=msg.normalize)
         except Exception as exc:  # a bad voice or unspeakable text ends this utterance, not the session
             await self.send(session_error(exc, utterance.id))
             return

@@ -51,8 +51,7 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, onnx_model=onnx_model, torch_model=torch_model,
-            voices_dir=voices_dir, config=config, assets_dir=assets_dir, header_timeout_s=header_timeout,
+            voice=voice, trim=trim, warm_up_text=warm_up_text, header_timeout_s=header_timeout,
             max_connections=max_connections,
         )
         sock = listener.bind(settings.host, settings.port)  # before the model: a busy port fails at once

@@ -20,6 +20,7 @@ from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import (
+    MAX_FRAME_BYTES,
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
@@ -30,8 +31,8 @@ from speech_protocol.messages import (
 )
 
 T = TypeVar("T")
-MAX_BODY_BYTES = 64 * 1024
-MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm;rate=24000;encoding=signed-int;bits=16"}
+MAX_BODY_BYTES = MAX_FRAME_BYTES  # one request is one utterance: the bound of one session frame
+MEDIA_TYPES = {"wav": "audio/wav", "pcm": f"audio/pcm;rate={SAMPLE_RATE};encoding=signed-int;bits=16"}
 
 
 def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:

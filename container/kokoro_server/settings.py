@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 
@@ -25,11 +24,6 @@ class ServerSettings:
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
     header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
     max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
-    onnx_model: Path | None = None
-    torch_model: Path | None = None
-    voices_dir: Path | None = None
-    config: Path | None = None
-    assets_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):

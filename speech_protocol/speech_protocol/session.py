@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 
 from .messages import (
     Audio,
+    Cancel,
     Close,
     End,
     Error,
@@ -21,6 +22,7 @@ from .messages import (
     Start,
     StreamDecoder,
     Synthesize,
+    Words,
     encode_client_message,
 )
 from .transport import (
@@ -36,8 +38,11 @@ from .transport import (
 
 # An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
 MAX_PENDING_BYTES = 16 * 1024 * 1024
+# A session abandoned mid-answer (the listener interrupted or hung up) tells the server to drop its queued
+# and running pieces before closing; a server too busy to take that message within this time is just closed.
+CANCEL_SEND_S = 0.5
 
-SessionEvent = Start | Audio | End
+SessionEvent = Start | Audio | Words | End
 
 
 class TtsSession:
@@ -73,10 +78,21 @@ class TtsSession:
             raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
         return self
 
-    async def __aexit__(self, *exc_info: object) -> None:
+    async def __aexit__(self, exc_type: object, *exc_info: object) -> None:
         if self._stream is not None:
+            if exc_type is not None and (self._outstanding or not self._finishing):
+                await self._cancel_all(self._stream)
             await self._stream.aclose()
             self._stream = None
+
+    @staticmethod
+    async def _cancel_all(stream: PartStream) -> None:
+        """Best effort: the session is being abandoned, so whatever fails here changes nothing."""
+        try:
+            async with asyncio.timeout(CANCEL_SEND_S):
+                await stream.send_text(encode_client_message(Cancel()))
+        except (TtsError, TimeoutError):
+            pass
 
     def _open_stream(self) -> PartStream:
         if self._stream is None or self._finishing:
@@ -125,7 +141,7 @@ class TtsSession:
             raise
 
     async def events(self) -> AsyncIterator[SessionEvent]:
-        """Start, Audio and End events in arrival order, until every sent piece has ended."""
+        """Start, Audio, Words and End events in arrival order, until every sent piece has ended."""
         decoder = StreamDecoder()
         while True:
             if self._ready and self._finishing and not self._outstanding:

@@ -23,6 +23,8 @@ class ServerSettings:
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
+    header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
+    max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
     onnx_model: Path | None = None
     torch_model: Path | None = None
     voices_dir: Path | None = None
@@ -38,6 +40,8 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if not self.header_timeout_s > 0 or self.max_connections < 1:
+            raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():
             raise ValueError("warm_up_text: must hold words to speak")
 

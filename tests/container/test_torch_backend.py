@@ -17,7 +17,7 @@ import websockets
 from kokoro import KModel
 
 from kokoro_server import assets as model_assets
-from kokoro_server.engine.backend import load_backend
+from kokoro_server.engine.backend import FRAME_SAMPLES, load_backend
 from kokoro_server.protocol import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 from servers import model_server_process
 
@@ -40,8 +40,11 @@ def random_weights(tmp_path_factory):
 def test_backend_speaks_phonemes(random_weights):
     assets = model_assets.resolve("torch", torch_model=random_weights)
     backend = load_backend("torch", assets, "cpu", 0)
-    audio = backend.infer("hˈI", assets.load_voice("af_heart")[2], 1.0)
-    assert audio.dtype == np.float32 and audio.ndim == 1 and len(audio) >= 600 * 3
+    out = backend.infer("hˈI", assets.load_voice("af_heart")[2], 1.0)
+    assert out.audio.dtype == np.float32 and out.audio.ndim == 1 and len(out.audio) >= 600 * 3
+    # pred_dur per character of the phonemes, between the two pads; it is exactly the audio's length
+    assert len(out.frames) == 3 + 2 and out.frames.min() >= 1
+    assert len(out.audio) == out.frames.sum() * FRAME_SAMPLES
 
 
 def test_cuda_without_a_gpu_is_a_clear_error(random_weights):

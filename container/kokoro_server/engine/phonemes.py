@@ -28,9 +28,11 @@ class Phonemizer:
             for lang in LANGUAGES
         }
 
-    def phonemize(self, text: str, lang: str) -> str:
-        phonemes, _tokens = self._g2p[lang](text)
-        return phonemes.strip()
+    def phonemize(self, text: str, lang: str) -> tuple[str, list[en.MToken]]:
+        """The phoneme string and misaki's tokens (text, phonemes, whitespace), which word timing maps
+        back to the written words; the string is each token's phonemes followed by its whitespace."""
+        phonemes, tokens = self._g2p[lang](text)
+        return phonemes, tokens
 
 
 def _pack(parts: list[str], limit: int) -> list[str]:

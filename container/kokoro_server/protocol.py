@@ -235,7 +235,11 @@ class Words:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Words:
-        return cls(id=obj["id"], words=[WordSpan(w["text"], w["start_s"], w["end_s"]) for w in obj["words"]])
+        try:
+            spans = [WordSpan(w["text"], w["start_s"], w["end_s"]) for w in obj["words"]]
+            return cls(id=obj["id"], words=spans)
+        except (KeyError, TypeError) as err:
+            raise ProtocolError("bad_event", f"malformed words event: {err!r}"[:200]) from err
 
 
 @dataclass(frozen=True)

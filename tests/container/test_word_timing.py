@@ -14,6 +14,7 @@ from kokoro_server.engine.backend import FRAME_SAMPLES
 from kokoro_server.engine.normalize import Normalized
 from kokoro_server.engine.phonemes import chunk_phonemes
 from kokoro_server.engine.word_timing import (
+    AUDIO_LEAD_FRAMES,
     NO_WORD,
     WordTimeline,
     chunk_owners,
@@ -80,15 +81,23 @@ def test_chunks_inherit_owners_through_splitting_and_rejoining():
 def test_spans_count_frames_after_the_lead_pad_and_move_with_trimming():
     owners = (0, 0, NO_WORD, 1)  # "ab c" -> word 0 is "ab", word 1 is "c"
     frames = np.array([10, 2, 3, 1, 4, 5])  # pad, a, b, space, c, pad
-    f = FRAME_SAMPLES
-    assert chunk_spans(owners, frames, 0, 25 * f) == {0: (10 * f, 15 * f), 1: (16 * f, 20 * f)}
-    trimmed = chunk_spans(owners, frames, 7 * f, 18 * f)  # 7 frames cut in front, audio ends mid-"c"
-    assert trimmed == {0: (3 * f, 8 * f), 1: (9 * f, 11 * f)}
+    f, lead = FRAME_SAMPLES, AUDIO_LEAD_FRAMES
+    assert chunk_spans(owners, frames, 0, 25 * f) == {0: ((10 - lead) * f, (15 - lead) * f),
+                                                        1: ((16 - lead) * f, (20 - lead) * f)}
+    cut = 5 * f  # trimming removed 5 frames in front; the audio ends 12 frames later, inside "c"
+    assert chunk_spans(owners, frames, cut, cut + 12 * f) == {0: ((5 - lead) * f, (10 - lead) * f),
+                                                             1: ((11 - lead) * f, 12 * f)}
 
 
 def test_a_character_the_model_skipped_takes_no_time():
-    assert chunk_spans((0, 0), np.array([1, 0, 2, 1]), 0, 4 * FRAME_SAMPLES) == {
-        0: (FRAME_SAMPLES, 3 * FRAME_SAMPLES)}
+    frames = np.array([AUDIO_LEAD_FRAMES + 1, 2, 0, 3, 1])
+    assert chunk_spans((0, 0, 0), frames, 0, 7 * FRAME_SAMPLES) == {0: (FRAME_SAMPLES, 6 * FRAME_SAMPLES)}
+
+
+def test_spans_stay_inside_the_audio():
+    frames = np.array([0, 3, 50, 0])  # a lead pad shorter than the audio's lead, a word past the end
+    assert chunk_spans((0, 1), frames, 0, 10 * FRAME_SAMPLES) == {0: (0, FRAME_SAMPLES),
+                                                                  1: (FRAME_SAMPLES, 10 * FRAME_SAMPLES)}
 
 
 def test_timeline_offsets_each_chunk_and_joins_a_word_split_over_two():

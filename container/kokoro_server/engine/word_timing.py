@@ -9,7 +9,11 @@ The path from a written word to audio samples, each step exact:
 3. phoneme string -> chunks (:func:`phonemes.chunk_phonemes`) only splits at whitespace and re-joins with
    single spaces, so the non-space characters of the chunks, in order, are those of the phoneme string;
 4. chunk -> audio: the model gives each phoneme character a number of 600-sample frames (backend
-   :class:`Inference`), and silence trimming removes a known number of samples at the front.
+   :class:`Inference`), and silence trimming removes a known number of samples at the front. The decoder
+   sounds each phoneme about two frames before its aligned frames start (measured: speech onset 20-110 ms,
+   median 55 ms, before the first phoneme's frame over 27 sentence-voice pairs; kokoro's own timestamps
+   shift by three frames), so spans are moved :data:`AUDIO_LEAD_FRAMES` earlier
+   (docs/decisions/061-word-spans.md).
 
 A written word is a run of non-whitespace in the written text, its punctuation kept ("Hello,"). Only its
 speech sounds count toward its span (punctuation's pause belongs to no word), so a word made only of
@@ -30,6 +34,7 @@ from kokoro_server.engine.normalize import Normalized
 from kokoro_server.protocol import SAMPLE_RATE, WordSpan
 
 NO_WORD = -1
+AUDIO_LEAD_FRAMES = 2
 _WORD = re.compile(r"\S+")
 
 
@@ -90,7 +95,7 @@ def chunk_spans(owners: Sequence[int], frames: np.ndarray, start: int, stop: int
 
     ``frames`` are the backend's (pads included); positions are clipped to the kept audio."""
     spans: dict[int, tuple[int, int]] = {}
-    pos = int(frames[0]) * FRAME_SAMPLES
+    pos = (int(frames[0]) - AUDIO_LEAD_FRAMES) * FRAME_SAMPLES
     for word, count in zip(owners, frames[1:-1]):
         end = pos + int(count) * FRAME_SAMPLES
         if word != NO_WORD and count > 0:

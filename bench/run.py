@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from speech_protocol.session import usable_rtf
 from voice_agent.segmenter import Segmenter, SegmentPolicy, adaptive_policy
-from voice_agent.tts_client.session import usable_rtf
 
 from .concurrency import against_one, concurrent_sessions
 from .overhead import measure_overhead

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import httpx
 import uvicorn
 
+from cli import child_processes
 from cli.errors import CommandFailed
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
@@ -37,51 +38,63 @@ def _ping_ok(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def model_server_process(
-    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S
+def ready_process(
+    command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None
 ) -> Iterator[str]:
-    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL.
+    """Run ``command`` until ``url``/ping answers 200; yields ``url``; stops the process on exit.
 
-    ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
+    Its output goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and would
+    freeze a long-running server. Its tail explains a failed start.
     """
-    port = free_port()
-    command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
-               *extra_args]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    # The server's log goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and
-    # would freeze a long-running server. Its tail explains a failed start.
     log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
+    proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + timeout_s
         while not _ping_ok(f"{url}/ping"):
             if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
+                child_processes.stop(proc, grace_s=0)
                 log.seek(0)
-                tail = log.read().strip().splitlines()[-10:]
-                raise CommandFailed(
-                    f"the local model server did not become ready ({' '.join(command[1:4])})",
-                    fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
-                    details=tuple(tail),
-                )
+                raise CommandFailed(f"{what} did not become ready", fix=fix,
+                                    details=tuple(log.read().strip().splitlines()[-10:]))
             time.sleep(0.25)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        child_processes.stop(proc, grace_s=15)
         log.close()
 
 
 @contextlib.contextmanager
-def agent_server_thread(app, host: str = "127.0.0.1", port: int | None = None) -> Iterator[str]:
-    """The agent app under uvicorn in a background thread; yields its base URL once it accepts."""
+def model_server_process(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable
+) -> Iterator[str]:
+    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL.
+
+    ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
+    ``python`` is the interpreter whose environment has the model server (the 3.12 agent environment
+    has not: its tests start the server with ``.venv``'s).
+    """
+    port = free_port()
+    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
+               *extra_args]
+    with ready_process(
+        command, f"http://127.0.0.1:{port}", env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout_s=timeout_s,
+        what=f"the local model server ({' '.join(command[1:4])})",
+        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
+    ) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def agent_server_thread(
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+) -> Iterator[str]:
+    """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
+    its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
     thread.start()
     try:

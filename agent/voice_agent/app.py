@@ -1,8 +1,12 @@
-"""The AgentCore application: ``POST /invocations`` streams an answer as text and speech events.
+"""The AgentCore application: ``POST /invocations`` streams an answer as text and speech events;
+``/ws`` holds a spoken conversation with barge-in (:mod:`voice_agent.conversation`).
 
 Configuration arrives as an :class:`AgentSettings` object (parsed once in ``agent/main.py`` or by
 the local CLI); the connector and the agent factory can be handed in, which is how tests and the
 local CLI aim the same app at a local model server or a scripted LLM.
+
+Every failure reaches the caller as one typed ``error`` event: anything unforeseen becomes
+``internal_error`` here, because the AgentCore app would otherwise stream an event without a ``type``.
 """
 
 from __future__ import annotations
@@ -12,9 +16,15 @@ from typing import Any
 
 from bedrock_agentcore.runtime import BedrockAgentCoreApp, RequestContext
 from starlette.middleware import Middleware
+from starlette.websockets import WebSocket
 from strands import Agent
 
-from .body_limit import BodyLimit
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import Connector
+
+from .body_limit import BodyLimit, JsonBody
+from .conversation import converse, session_of
+from .conversation.messages import Prompt
 from .conversations import Conversations
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup
@@ -23,7 +33,11 @@ from .pipeline import PieceSegmenter, Voice, speak_answer
 from .request import BadRequest, parse_invocation
 from .segmenter import Segmenter
 from .settings import AgentSettings
-from .tts_client import Connector, TtsSession, connector_for
+from .tts_client import connector_for
+
+# After SIGTERM, answers still streaming get this long before uvicorn cancels them (closing their LLM
+# stream and speech session): AgentCore and a terminal's Ctrl-C both expect an end within seconds.
+SHUTDOWN_GRACE_S = 2.0
 
 
 def create_app(
@@ -33,7 +47,7 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(HangupSignal)])
+    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(JsonBody), Middleware(HangupSignal)])
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 
@@ -45,10 +59,22 @@ def create_app(
             yield to_wire(error_event(err))
             return
         voice = Voice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
-        deltas = text_deltas(conversations.agent_for(request.session), request.prompt)
+        try:
+            with conversations.turn(request.session) as agent:
+                session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+                answer = speak_answer(text_deltas(agent, request.prompt), session, new_segmenter(), voice)
+                async for event in until_hangup(answer, hangup_flag(context.request)):
+                    yield to_wire(event)
+        except Exception as err:  # noqa: BLE001 - typed for the caller; CancelledError (hang-up) passes
+            yield to_wire(error_event(err))
+
+    def answer_for(agent: Agent, prompt: Prompt) -> AsyncIterator:
+        voice = Voice(prompt.voice or settings.tts.voice, prompt.speed or settings.tts.speed)
         session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
-        answer = speak_answer(deltas, session, new_segmenter(), voice)
-        async for event in until_hangup(answer, hangup_flag(context.request)):
-            yield to_wire(event)
+        return speak_answer(text_deltas(agent, prompt.text), session, new_segmenter(), voice, with_words=True)
+
+    @app.websocket
+    async def conversation(websocket: WebSocket, context: RequestContext) -> None:
+        await converse(websocket, session_of(websocket, context.session_id), conversations, answer_for)
 
     return app

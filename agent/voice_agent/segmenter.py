@@ -1,6 +1,6 @@
-"""LLM text deltas -> speakable pieces, each released the moment its end is certain (contract B).
+"""LLM text deltas -> speakable pieces, each released the moment its end is certain (008-three-interfaces.md).
 
-Why the first piece matters (NOTES section 10): it alone decides when the listener hears anything; later
+Why the first piece matters (005-latency-and-first-piece.md): it alone decides when the listener hears anything; later
 pieces are synthesised long before playback needs them. So a piece leaves as soon as its boundary is
 certain, and the first one may end at a clause once it holds a few words.
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 from .speakable import is_fence, speakable
 
-# Measured in NOTES section 10: a 4-word first piece gave first audio at 1.4 s with no playback stall;
+# Measured in 005-latency-and-first-piece.md: a 4-word first piece gave first audio at 1.4 s with no playback stall;
 # 2 words stalled for 1.1 s, 6 words delayed first audio to 2.5 s.
 DEFAULT_FIRST_PIECE_MIN_WORDS = 4
 # Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
@@ -291,7 +291,7 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
 
 
 # ----------------------------------------------------------------------------- adaptive first piece and ramp
-# Why adaptive (issue 6, NOTES section 10): the first piece alone decides when speech starts, but its audio
+# Why adaptive (005-latency-and-first-piece.md): the first piece alone decides when speech starts, but its audio
 # must outlast the synthesis of the piece after it, or the listener hears a few words and then a gap. How
 # long that synthesis takes is the server's real-time factor (Ready.rtf, or measured) times that piece's
 # length, so the fewest safe words follow from the rtf; a GPU's small rtf allows a very short first piece.

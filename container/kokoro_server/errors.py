@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 
+from kokoro_server.engine.phonemes import UnreadableText
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
-from kokoro_server.protocol import Error, ProtocolError
 from kokoro_server.runtime import NotReady
+from speech_protocol.messages import Error, ProtocolError
 
 log = logging.getLogger("kokoro_server")
 
@@ -30,6 +31,9 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
         return 400, "unknown_voice", str(exc)
     if isinstance(exc, NothingToSay):
         return 400, "unspeakable_text", str(exc)
+    if isinstance(exc, UnreadableText):
+        log.warning("G2P could not read a text", exc_info=exc)  # a misaki limit worth knowing about
+        return 400, "bad_text", str(exc)
     if isinstance(exc, NotReady):
         return 503, "not_ready", str(exc)
     log.error("synthesis failed", exc_info=exc)

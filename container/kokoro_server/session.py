@@ -21,7 +21,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from kokoro_server.audio import to_pcm16
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
-from kokoro_server.protocol import (
+from kokoro_server.runtime import SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+from speech_protocol.messages import (
     SAMPLE_RATE,
     Audio,
     Cancel,
@@ -36,8 +38,6 @@ from kokoro_server.protocol import (
     decode_client_frame,
     encode_event,
 )
-from kokoro_server.runtime import SpeechRuntime
-from kokoro_server.scheduler import PlaybackClock
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
@@ -106,7 +106,9 @@ class Session:
         if isinstance(item, ProtocolError):
             await self.send(session_error(item))
         elif self.closing:
-            await self.send(session_error(ProtocolError("session_closing", "the session is closing")))
+            await self.send(session_error(ProtocolError(
+                "session_closing", "the session is closing; open a new session for more speech",
+                getattr(item, "id", None))))
         elif isinstance(item, Synthesize):
             if self.queue.qsize() >= self.runtime.settings.max_pending:
                 await self.send(session_error(ProtocolError(
@@ -152,7 +154,7 @@ class Session:
             await self.send(End(utterance.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
             return
         try:
-            chunks = await self.runtime.plan(msg.text, msg.voice, msg.speed, self.clock)
+            chunks = await self.runtime.plan(msg.text, msg.voice, msg.speed, self.clock, normalize=msg.normalize)
         except Exception as exc:  # a bad voice or unspeakable text ends this utterance, not the session
             await self.send(session_error(exc, utterance.id))
             return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 
@@ -23,11 +22,8 @@ class ServerSettings:
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
-    onnx_model: Path | None = None
-    torch_model: Path | None = None
-    voices_dir: Path | None = None
-    config: Path | None = None
-    assets_dir: Path | None = None
+    header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
+    max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):
@@ -38,6 +34,8 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if not self.header_timeout_s > 0 or self.max_connections < 1:
+            raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():
             raise ValueError("warm_up_text: must hold words to speak")
 

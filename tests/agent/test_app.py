@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from cli.agent_local_servers import agent_server_thread
+from cli.answer_recording import events_from_sse
 from scripted_model_server import Peer, greet, scripted_model_server
 from servers import free_port
 from speech import transcribe, wer
-from voice_agent.answer_recording import events_from_sse
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
 from voice_agent.request import MAX_PROMPT_CHARS
@@ -135,14 +135,14 @@ async def test_oversized_body_is_refused_before_it_is_read(agent_url: str, size:
 
         streamed = await client.post(f"{agent_url}/invocations", content=chunks())
     for reply in (declared, streamed):
-        assert reply.status_code == 413 and reply.json()["error"]["code"] == "payload_too_large"
+        assert reply.status_code == 413 and reply.json()["error"]["code"] == "body_too_large"
 
 
 async def test_caller_leaving_closes_the_speech_session() -> None:
     """A long, slow answer: the caller hangs up after the first audio, and the session must end."""
     import asyncio
 
-    from kokoro_server.protocol import Synthesize
+    from speech_protocol.messages import Synthesize
 
     closed = asyncio.Event()
 
@@ -171,7 +171,7 @@ async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> 
     own disconnect watch can end the answer; the TTS timeout (60 s) is longer than this test waits."""
     import asyncio
 
-    from kokoro_server.protocol import Audio, Start, Synthesize
+    from speech_protocol.messages import Audio, Start, Synthesize
 
     from scripted_model_server import PCM_CHUNK
 

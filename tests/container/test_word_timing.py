@@ -22,7 +22,7 @@ from kokoro_server.engine.word_timing import (
     phoneme_owners,
     written_words,
 )
-from kokoro_server.protocol import WordSpan
+from speech_protocol.messages import WordSpan
 
 
 @dataclass

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import websockets
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     SAMPLE_RATE,
     SESSION_PATH,
     Audio,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 
-from kokoro_server.assets import ModelAssets
+from kokoro_server.assets import STYLE_DIM, ModelAssets
 from kokoro_server.engine.backend import Inference, frames_per_character, token_ids
 from kokoro_server.engine.timed_onnx import DURATIONS_OUTPUT, expose
 
@@ -32,7 +32,7 @@ class OnnxBackend:
     def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
         feeds = {
             "tokens": np.array([[0, *token_ids(phonemes, self._vocab), 0]], dtype=np.int64),
-            "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
+            "style": np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM),
             "speed": np.array([speed], dtype=np.float32),
         }
         audio, durations = self._session.run(["audio", DURATIONS_OUTPUT], feeds)

@@ -14,10 +14,11 @@ import numpy as np
 
 from kokoro_server.audio import cut, speech_bounds
 from kokoro_server.engine.backend import Backend
-from kokoro_server.engine.normalize import normalize
+from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
+from speech_protocol.messages import SAMPLE_RATE
 
 # Sentence-length, so the real-time factor measured on it (and advertised in Ready) matches real pieces:
 # on "Ready." alone it read 0.66 against 0.44 on sentences (bench, 2-core CPU).
@@ -60,9 +61,10 @@ class Synthesizer:
         self.trim = trim
         voices.get(default_voice)  # fail at start-up, not on the first request
 
-    def plan(self, text: str, voice: str | None, speed: float) -> list[Chunk]:
+    def plan(self, text: str, voice: str | None, speed: float, *, normalize: bool = True) -> list[Chunk]:
+        """``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty")."""
         style = self.voices.get(voice or self.default_voice)
-        spoken = normalize(text)
+        spoken = normalize_text(text, enabled=normalize)
         phonemes, tokens = self.phonemizer.phonemize(spoken.spoken, style.lang)
         spans = written_words(spoken.written)
         words = tuple(spoken.written[a:b] for a, b in spans)
@@ -92,5 +94,5 @@ class Synthesizer:
         for _ in range(rounds):
             start = time.perf_counter()
             audio = self.speak(text)
-            rtf = (time.perf_counter() - start) / max(len(audio) / 24_000, 1e-3)
+            rtf = (time.perf_counter() - start) / max(len(audio) / SAMPLE_RATE, 1e-3)
         return rtf

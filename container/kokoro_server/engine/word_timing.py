@@ -31,7 +31,7 @@ import numpy as np
 
 from kokoro_server.engine.backend import FRAME_SAMPLES
 from kokoro_server.engine.normalize import Normalized
-from kokoro_server.protocol import SAMPLE_RATE, WordSpan
+from speech_protocol.messages import SAMPLE_RATE, WordSpan
 
 NO_WORD = -1
 AUDIO_LEAD_FRAMES = 2

@@ -1,0 +1,192 @@
+"""One speech session per answer: pieces go out as soon as they exist, audio comes back in order.
+
+Sending and receiving are independent (the pipeline runs them in two tasks), so the next piece is
+on its way while the previous one is still being synthesised: no send-then-wait. The session
+decodes the server's byte stream with :class:`speech_protocol.messages.StreamDecoder`, whatever
+boundaries the transport's parts have, and turns every failure into a :class:`TtsError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator
+
+from .messages import (
+    Audio,
+    Cancel,
+    Close,
+    End,
+    Error,
+    Ready,
+    Start,
+    StreamDecoder,
+    Synthesize,
+    Words,
+    encode_client_message,
+)
+from .transport import (
+    Connector,
+    PartStream,
+    TtsError,
+    TtsProtocolError,
+    TtsServerError,
+    TtsSessionClosed,
+    TtsTimeout,
+    TtsUnreachable,
+)
+
+# An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
+MAX_PENDING_BYTES = 16 * 1024 * 1024
+# A session abandoned mid-answer (the listener interrupted or hung up) tells the server to drop its queued
+# and running pieces before closing; a server too busy to take that message within this time is just closed.
+CANCEL_SEND_S = 0.5
+
+SessionEvent = Start | Audio | Words | End
+
+
+class TtsSession:
+    """Async context manager: connects on enter, always closes the stream on exit.
+
+    ``binary_frames``: send every message as a BINARY frame, as the SageMaker SDK does unless told
+    otherwise (the CLI's smoke check sends them so, to catch a server that reads TEXT frames only);
+    the agent sends TEXT.
+    """
+
+    def __init__(self, connector: Connector, *, timeout_s: float, binary_frames: bool = False):
+        self._connector = connector
+        self._timeout_s = timeout_s
+        self._binary_frames = binary_frames
+        self._stream: PartStream | None = None
+        self._ready = False
+        self._finishing = False
+        self._outstanding: set[str] = set()
+        self._wake = asyncio.Event()
+        self.sample_rate: int | None = None
+        self.rtf: float | None = None  # the server's advertised real-time factor, once Ready has arrived
+
+    @property
+    def ready(self) -> bool:
+        """The server's Ready has arrived (``sample_rate`` and ``rtf`` are known from here on)."""
+        return self._ready
+
+    async def __aenter__(self) -> TtsSession:
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                self._stream = await self._connector.connect()
+        except TimeoutError:
+            raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
+        return self
+
+    async def __aexit__(self, exc_type: object, *exc_info: object) -> None:
+        if self._stream is not None:
+            if exc_type is not None and (self._outstanding or not self._finishing):
+                await self._cancel_all(self._stream)
+            await self._stream.aclose()
+            self._stream = None
+
+    @staticmethod
+    async def _cancel_all(stream: PartStream) -> None:
+        """Best effort: the session is being abandoned, so whatever fails here changes nothing."""
+        try:
+            async with asyncio.timeout(CANCEL_SEND_S):
+                await stream.send_text(encode_client_message(Cancel()))
+        except (TtsError, TimeoutError):
+            pass
+
+    def _open_stream(self) -> PartStream:
+        if self._stream is None or self._finishing:
+            raise TtsSessionClosed("the speech session is closed")
+        return self._stream
+
+    async def _send(self, stream: PartStream, message: Synthesize | Close) -> None:
+        text = encode_client_message(message)
+        if self._binary_frames:
+            await stream.send_binary(text.encode("utf-8"))
+        else:
+            await stream.send_text(text)
+
+    async def synthesize(self, piece_id: str, text: str, voice: str | None, speed: float) -> None:
+        """Queue one piece on the server; returns once it is sent, not when it is spoken.
+        ``voice=None`` means the server's default voice."""
+        stream = self._open_stream()
+        message = Synthesize(text=text, id=piece_id, voice=voice, speed=speed)
+        self._outstanding.add(piece_id)
+        self._wake.set()
+        await self._send(stream, message)
+
+    async def finish(self) -> None:
+        """No more pieces: the server speaks what is queued; :meth:`events` ends after the last one."""
+        stream = self._open_stream()
+        self._finishing = True
+        self._wake.set()
+        await self._send(stream, Close())
+
+    def _waiting_for_server(self) -> bool:
+        return not self._ready or bool(self._outstanding) or self._finishing
+
+    async def _next_part(self) -> bytes | str | None:
+        assert self._stream is not None, "events() outside 'async with'"
+        try:
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that lands
+            # as the part arrives, and the listener would then wait forever for the next one.
+            async with asyncio.timeout(self._timeout_s):
+                return await self._stream.receive()
+        except TimeoutError:
+            waiting = ", ".join(sorted(self._outstanding)) or "the session to start"
+            raise TtsTimeout(f"no audio for {self._timeout_s:g} s while waiting for {waiting}") from None
+        except TtsSessionClosed as err:  # the transport saw the close (and knows its code)
+            if err.piece_id is None:
+                err.piece_id = min(self._outstanding, default=None)
+            raise
+
+    async def events(self) -> AsyncIterator[SessionEvent]:
+        """Start, Audio, Words and End events in arrival order, until every sent piece has ended."""
+        decoder = StreamDecoder()
+        while True:
+            if self._ready and self._finishing and not self._outstanding:
+                return
+            if not self._waiting_for_server():
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            part = await self._next_part()
+            if part is None:
+                raise TtsSessionClosed(
+                    "the model server closed the session",
+                    piece_id=min(self._outstanding, default=None),
+                )
+            for event in self._decode(decoder, part):
+                if isinstance(event, Ready):
+                    self._ready = True
+                    self.sample_rate = event.sample_rate
+                    self.rtf = usable_rtf(event.rtf)
+                elif isinstance(event, Error):
+                    raise TtsServerError(
+                        f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id
+                    )
+                else:
+                    if isinstance(event, End):
+                        self._outstanding.discard(event.id)
+                    yield event
+
+    @staticmethod
+    def _decode(decoder: StreamDecoder, part: bytes | str) -> list:
+        try:
+            events = decoder.feed(part)
+        except (ValueError, TypeError, KeyError, AttributeError) as err:  # incl. ProtocolError
+            raise TtsProtocolError(f"undecodable server stream: {str(err)[:200]}") from err
+        if decoder.pending > MAX_PENDING_BYTES:
+            raise TtsProtocolError(f"server event larger than {MAX_PENDING_BYTES} bytes")
+        return events
+
+
+def usable_rtf(rtf: object) -> float | None:
+    """Ready.rtf if it is a positive finite number, else None: it is a sizing hint, so a server that
+    sends a malformed one is spoken to with the fixed default policy rather than refused."""
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        return None
+    return float(rtf)
+
+
+__all__ = ["SessionEvent", "TtsError", "TtsSession", "usable_rtf"]

@@ -1,0 +1,71 @@
+"""A real WebSocket server on 127.0.0.1 that plays a test's script of the session protocol.
+
+For the failures the real model server cannot be made to produce on cue: closing mid-answer,
+stalling, sending garbage, or holding audio back until the next piece arrives (which proves the
+client pipelines). Frames are encoded with ``speech_protocol.messages`` like the real server's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from websockets.asyncio.server import ServerConnection, serve
+
+from speech_protocol.messages import (
+    Audio,
+    End,
+    Ready,
+    ServerEvent,
+    Start,
+    Synthesize,
+    decode_client_frame,
+    encode_event,
+)
+
+Script = Callable[["Peer"], Awaitable[None]]
+PCM_CHUNK = b"\x01\x00" * 2400  # 0.1 s of audio at 24 kHz
+
+
+class Peer:
+    """The server side of one session, as a test script sees it."""
+
+    def __init__(self, connection: ServerConnection):
+        self.connection = connection
+        self.received: list = []
+
+    async def send(self, *events: ServerEvent) -> None:
+        for event in events:
+            for frame in encode_event(event):
+                await self.connection.send(frame)
+
+    async def next_message(self):
+        """The next client message (Synthesize, Close, ...), decoded with the real protocol."""
+        while True:
+            if self.received:
+                return self.received.pop(0)
+            self.received.extend(decode_client_frame(await self.connection.recv()))
+
+    async def speak(self, message: Synthesize, chunks: int = 2) -> None:
+        """What a healthy server says for one piece."""
+        await self.send(Start(id=message.id or ""))
+        for seq in range(chunks):
+            await self.send(Audio(id=message.id or "", seq=seq, pcm=PCM_CHUNK))
+        await self.send(End(id=message.id or "", audio_s=0.1 * chunks, first_audio_s=0.0, synth_s=0.0, queued_s=0.0))
+
+
+async def greet(peer: Peer) -> None:
+    await peer.send(Ready(session="scripted"))
+
+
+@contextlib.asynccontextmanager
+async def scripted_model_server(script: Script) -> AsyncIterator[str]:
+    """Yields the base URL (``http://127.0.0.1:PORT``) of a server running ``script`` per session."""
+
+    async def handler(connection: ServerConnection) -> None:
+        with contextlib.suppress(Exception):
+            await script(Peer(connection))
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        yield f"http://127.0.0.1:{port}"

@@ -20,7 +20,7 @@ import numpy as np
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_server.engine.synthesizer import Chunk, Synthesizer
+from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
@@ -85,7 +85,7 @@ class SpeechRuntime:
         synth = self._synth()
         return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
-    async def render(self, chunk: Chunk, clock: PlaybackClock) -> np.ndarray:
+    async def render(self, chunk: Chunk, clock: PlaybackClock) -> Rendered:
         synth = self._synth()
         return await self.scheduler.run(lambda: synth.render(chunk), clock)
 

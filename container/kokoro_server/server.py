@@ -101,9 +101,9 @@ async def invocations(request: Request) -> Response:
         if fmt == "wav":
             yield streaming_wav_header()
         for chunk in chunks:
-            pcm = await runtime.render(chunk, clock)
-            clock.played(len(pcm) / SAMPLE_RATE)
-            yield to_pcm16(pcm)
+            audio = (await runtime.render(chunk, clock)).audio
+            clock.played(len(audio) / SAMPLE_RATE)
+            yield to_pcm16(audio)
 
     return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt])
 

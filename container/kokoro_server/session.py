@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
+from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
@@ -33,6 +34,7 @@ from speech_protocol.messages import (
     ServerEvent,
     Start,
     Synthesize,
+    Words,
     decode_client_frame,
     encode_event,
 )
@@ -157,6 +159,7 @@ class Session:
             await self.send(session_error(exc, utterance.id))
             return
         await self.send(Start(utterance.id))
+        timeline = WordTimeline(chunks[0].words)
         seq, samples, synth_s, first_audio_s, started = 0, 0, 0.0, 0.0, time.perf_counter()
         queued_s = started - utterance.received
         for chunk in chunks:
@@ -164,13 +167,15 @@ class Session:
                 break
             t0 = time.perf_counter()
             try:
-                audio = await self.runtime.render(chunk, self.clock)
+                rendered = await self.runtime.render(chunk, self.clock)
             except Exception as exc:
                 await self.send(session_error(exc, utterance.id))
                 break
             synth_s += time.perf_counter() - t0
             if utterance.cancelled:
                 break
+            audio = rendered.audio
+            timeline.add(rendered.spans, len(audio))
             for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
                 part = audio[i : i + AUDIO_FRAME_SAMPLES]
                 await self.send(Audio(utterance.id, seq, to_pcm16(part)))
@@ -179,6 +184,7 @@ class Session:
                 seq += 1
             samples += len(audio)
             self.clock.played(len(audio) / SAMPLE_RATE)
+        await self.send(Words(utterance.id, timeline.spans()))
         await self.send(End(
             utterance.id, audio_s=round(samples / SAMPLE_RATE, 4), first_audio_s=round(first_audio_s, 4),
             synth_s=round(synth_s, 4), queued_s=round(queued_s, 4), cancelled=utterance.cancelled,

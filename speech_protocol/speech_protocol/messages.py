@@ -28,10 +28,18 @@ Example session (``>`` client, ``<`` server)::
     < {"type": "start", "id": "s1", "sample_rate": 24000}
     < {"type": "audio", "id": "s1", "seq": 0, "bytes": 28800}
     < <28800 bytes of PCM16>
+    < {"type": "words", "id": "s1", "words": [{"text": "Hello", "start_s": 0.02, "end_s": 0.31},
+                                             {"text": "there.", "start_s": 0.31, "end_s": 0.62}]}
     < {"type": "end", "id": "s1", "audio_s": 1.1, "first_audio_s": 0.31, ...}
     < {"type": "start", "id": "s2", ...} ... {"type": "end", "id": "s2", ...}
     > {"type": "close"}
     (server closes the socket)
+
+``words`` comes once per utterance, after its audio and before its ``end``: each written word of the
+utterance's text (split at whitespace, punctuation kept with its word; a word with nothing spoken, such as
+a lone dash, has no entry), with its time span in seconds from the first sample of that utterance's audio.
+Spans are in text order, do not overlap and lie inside the audio. A cancelled utterance's ``words`` covers
+the audio that was sent.
 
 A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the session goes on.
 """
@@ -250,6 +258,32 @@ class Audio:
 
 
 @dataclass(frozen=True)
+class WordSpan:
+    """One written word and when it is heard, in seconds from the start of its utterance's audio."""
+
+    text: str
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class Words:
+    """The word spans of one utterance's audio, sent before its ``end`` (word highlighting, barge-in)."""
+
+    id: str
+    words: list[WordSpan]
+    type: str = "words"
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Words:
+        try:
+            spans = [WordSpan(w["text"], w["start_s"], w["end_s"]) for w in obj["words"]]
+            return cls(id=obj["id"], words=spans)
+        except (KeyError, TypeError) as err:
+            raise ProtocolError("bad_event", f"malformed words event: {err!r}"[:200]) from err
+
+
+@dataclass(frozen=True)
 class End:
     """Closes one utterance; the timings are the server's own, measured from the message's arrival."""
 
@@ -263,16 +297,6 @@ class End:
 
 
 @dataclass(frozen=True)
-class Words:
-    """Where each written word of an utterance is heard: ``words`` is a list of
-    ``{"text", "start_s", "end_s"}``, seconds from the start of that utterance's audio; sent before ``end``."""
-
-    id: str
-    words: list = field(default_factory=list)
-    type: str = "words"
-
-
-@dataclass(frozen=True)
 class Error:
     code: str
     message: str
@@ -281,7 +305,7 @@ class Error:
 
 
 ServerEvent = Union[Ready, Start, Audio, Words, End, Error]
-_EVENT_TYPES = {"ready": Ready, "start": Start, "words": Words, "end": End, "error": Error}
+_EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
 
 
 def encode_event(event: ServerEvent) -> list[str | bytes]:
@@ -323,6 +347,9 @@ class StreamDecoder:
             obj = json.loads(line)
             if obj.get("type") == "audio":
                 self._audio = obj
+                continue
+            if obj.get("type") == "words":
+                events.append(Words.from_json(obj))
                 continue
             cls = _EVENT_TYPES.get(obj.get("type"))
             if cls is None:

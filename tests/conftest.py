@@ -17,5 +17,6 @@ def model_server_url() -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT``) of a warm, real model server."""
     from servers import model_server_process  # imported here: the Python 3.12 SDK run has no httpx
 
-    with model_server_process("onnx") as url:
+    # Lifted listener limit: these tests check behaviour, not capacity (tests/container/test_admission.py).
+    with model_server_process("onnx", "--max-sessions", "64") as url:
         yield url

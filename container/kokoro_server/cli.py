@@ -41,6 +41,10 @@ def serve(
     assets_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_ASSETS_DIR")] = None,
     warm_up_text: Annotated[str, typer.Option(envvar="KOKORO_WARM_UP_TEXT",
                                               help="Spoken at start-up to warm and time the model.")] = WARM_UP_TEXT,
+    max_sessions: Annotated[Optional[int], typer.Option(
+        envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor.")] = None,
+    simulate_rtf: Annotated[float, typer.Option(
+        envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this rtf (0 = off).")] = 0.0,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -49,8 +53,8 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, onnx_model=onnx_model, torch_model=torch_model,
-            voices_dir=voices_dir, config=config, assets_dir=assets_dir,
+            voice=voice, trim=trim, warm_up_text=warm_up_text, max_sessions=max_sessions,
+            simulate_rtf=simulate_rtf, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir, config=config, assets_dir=assets_dir,
         )
         resolved = model_assets.resolve(
             settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,

@@ -6,6 +6,7 @@ from ..settings import TtsSettings
 from .base import (
     Connector,
     PartStream,
+    TtsBusy,
     TtsError,
     TtsProtocolError,
     TtsServerError,
@@ -32,6 +33,7 @@ __all__ = [
     "Connector",
     "PartStream",
     "SessionEvent",
+    "TtsBusy",
     "TtsError",
     "TtsProtocolError",
     "TtsServerError",

@@ -10,14 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from line_count import lines_executed
-from voice_agent.segmenter import (
+from voice_agent.segmenter import Segmenter
+from voice_agent.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
     MAX_RAMP_WORDS,
     NEXT_PIECE_WORDS,
     PIECE_OVERHEAD_S,
     SPEECH_WORDS_PER_S,
-    Segmenter,
     SegmentPolicy,
     SegmentPolicyError,
     adaptive_policy,

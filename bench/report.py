@@ -47,6 +47,14 @@ def render(report: BenchReport) -> str:
                     f"{o.median_extra_s * 1000:+.0f} ms per piece"]
         out += _table(["piece", "engine", "server", "ratio"],
                       [[p.text[:48], _s(p.engine_s, 3), _s(p.server_s, 3), _s(p.ratio, 3)] for p in o.pieces])
+    if report.lower_bounds:
+        b0 = report.lower_bounds[0]
+        out += ["", f"pipelined against the lower bound (earliest zero-stall first audio of any word cut, this run's "
+                    f"LLM timeline; synthesis {b0.overhead_s:.3f} s + rtf {b0.rtf:.3f} x audio, "
+                    f"{b0.words_per_s:.2f} words/s)"]
+        out += _table(["text", "bound audible", "pipelined audible", "ratio", "bound's first piece", "pipelined's"],
+                      [[b.text, _s(b.bound_audible_s), _s(b.pipelined_audible_s), _s(b.ratio, 3),
+                        b.bound_first_piece[:32], b.pipelined_first_piece[:32]] for b in report.lower_bounds])
     if report.sweep:
         out += ["", "first-piece length (pipelined)"]
         out += _table(["policy", "min words", "first byte", "audible", "stall", "first piece"],

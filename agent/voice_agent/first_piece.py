@@ -68,9 +68,14 @@ class SegmentPolicy:
     first_piece_clause: bool = True
     max_chars: int = DEFAULT_MAX_CHARS
     ramp_words: int = DEFAULT_RAMP_WORDS
+    # The server's real-time factor, when known: a first piece shorter than first_piece_min_words is then
+    # taken at a clause mark if the speech model says the piece after it is ready in time.
+    rtf: float | None = None
 
     def __post_init__(self) -> None:
         _check_int("first_piece_min_words", self.first_piece_min_words, 1)
+        if self.rtf is not None:
+            _check_rtf(self.rtf)
         if not isinstance(self.first_piece_clause, bool):
             raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
         _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
@@ -133,4 +138,4 @@ def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) ->
     """
     if rtf is None:
         return base
-    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf))
+    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf), rtf=rtf)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from .first_piece import SegmentPolicy, SegmentPolicyError, adaptive_policy
+from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, SpeechModel, adaptive_policy
 from .speakable import is_fence, speakable
 
 __all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter"]
@@ -64,6 +64,8 @@ _FUNCTION_WORDS = frozenset(
 )
 _FUNCTION_LOOKAHEAD = 3  # words after the cut that must hold no clause mark: "soon" (~0.1 s of LLM at 40 tok/s)
 _SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:–—]| -")
+_SENTENCE_END_WORD = re.compile(f"[{re.escape(_TERMINALS)}][{re.escape(_CLOSERS)}]*$")
+_CLAUSE_END_WORD = re.compile(f"[,;:][{re.escape(_CLOSERS)}]*$")
 _OPENERS = "\"'“‘«([{*_`"
 # Input hygiene, applied to each delta before scanning. Control and invisible characters are dropped
 # (a lone surrogate would also break UTF-8 encoding on the wire); every line break becomes "\n" and
@@ -255,7 +257,35 @@ class Segmenter:
             return False
         self._words += sum(1 for _ in _WORD.finditer(buf, self._counted_to, end))
         self._counted_to = end
-        return self._words >= self._policy.first_piece_min_words
+        if self._words >= self._policy.first_piece_min_words:
+            return True
+        if self._spoken_any or self._policy.rtf is None or self._words < ADAPTIVE_FIRST_WORDS[0]:
+            return False
+        return self._next_piece_in_time(buf, end, final)
+
+    def _next_piece_in_time(self, buf: str, end: int, final: bool) -> bool | None:
+        """Ask the speech model whether this shorter first piece would stall, given the piece after it.
+
+        ``first_piece_min_words`` is safe against a typical next piece; a shorter first piece is safe
+        when the piece that follows (up to its sentence end, or its clause once the ramp lets it end
+        there) is short enough to be synthesized before this one's audio runs out. Waits (None) until
+        that is known; reads at most ``max_chars`` characters, for the first piece only.
+        """
+        policy = self._policy
+        model = SpeechModel(policy.rtf)
+        window = buf[end : end + policy.max_chars + 1]
+        count = 0
+        for word in _WORD.finditer(window):
+            if not final and word.end() == len(buf) - end:
+                return None  # this word may still grow ("day" -> "day,")
+            count += 1
+            if model.cut_stalls(self._words, count):
+                return False
+            ends_sentence = _SENTENCE_END_WORD.search(word.group()) is not None
+            ends_clause = _CLAUSE_END_WORD.search(word.group()) is not None and policy.ramp_words > 0
+            if ends_sentence or (ends_clause and count >= policy.first_piece_min_words):
+                return True
+        return False if final or len(buf) - end > len(window) else None
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):

@@ -47,10 +47,12 @@ class SpeedMeter:
         self._samples: collections.deque[tuple[float, float]] = collections.deque(maxlen=window)
         self._lock = threading.Lock()  # renders finish on worker threads
         self.baseline: float | None = None  # the warm-up's figure, until renders arrive
+        self.renders = 0  # every render so far: shows whether work stops when its client has gone
 
     def observe(self, synth_s: float, audio_s: float) -> None:
-        if audio_s > 0:
-            with self._lock:
+        with self._lock:
+            self.renders += 1
+            if audio_s > 0:
                 self._samples.append((synth_s, audio_s))
 
     @property
@@ -109,4 +111,4 @@ class Admission:
     def snapshot(self) -> dict:
         rtf = self.speed.rtf
         return {"listeners": self._listeners, "capacity": self.capacity,
-                "rtf": None if rtf is None else round(rtf, 3)}
+                "rtf": None if rtf is None else round(rtf, 3), "renders": self.speed.renders}

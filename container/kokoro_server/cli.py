@@ -45,6 +45,8 @@ def serve(
         envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor.")] = None,
     simulate_rtf: Annotated[float, typer.Option(
         envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this rtf (0 = off).")] = 0.0,
+    send_timeout: Annotated[float, typer.Option(
+        envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds.")] = 20.0,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -54,7 +56,7 @@ def serve(
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
             voice=voice, trim=trim, warm_up_text=warm_up_text, max_sessions=max_sessions,
-            simulate_rtf=simulate_rtf, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir, config=config, assets_dir=assets_dir,
+            simulate_rtf=simulate_rtf, send_timeout_s=send_timeout, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir, config=config, assets_dir=assets_dir,
         )
         resolved = model_assets.resolve(
             settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,

@@ -69,6 +69,14 @@ def render(report: BenchReport) -> str:
               _s(c.max_stall_s), _s(c.aggregate_rtf, 3), f"{c.throughput_x:.2f}x", _s(c.throughput_vs_one)]
              for c in report.concurrency],
         )
+    if report.capacity is not None:
+        cap = report.capacity
+        out += ["", f"capacity on this machine: {cap.sessions if cap.sessions else 'none'} concurrent session(s) with "
+                    f"zero stall and first audio p95 < 1 s (rtf {cap.rtf}); cost per instance (prices: "
+                    f"bench/data/instance_prices.json)"]
+        out += _table(["instance", "$/hour", "engine", "sessions", "$/voice-hour", "$/speech-hour", "note"],
+                      [[c.instance, f"{c.usd_per_hour:.3f}", f"{c.engine}/{c.device}", str(c.sessions or "-"),
+                        _s(c.usd_per_voice_hour, 3), _s(c.usd_per_speech_hour, 3), c.note] for c in report.cost])
     out += ["", "targets"]
     verdict = {True: "met", False: "NOT met", None: "not measured"}
     out += _table(["target", "value", "goal", ""],

@@ -25,6 +25,7 @@ from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.tts_client.session import usable_rtf
 
 from .concurrency import against_one, concurrent_sessions
+from .cost import capacity, cost_rows, load_prices
 from .lower_bound import against_bound, fit_speech_model
 from .overhead import measure_overhead
 from .plots import plot_text
@@ -109,8 +110,10 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
               for text in settings.texts if (text, "pipelined") in collected]
     meta["load_average_end"] = _load()
     meta["wall_s"] = round(time.perf_counter() - started, 1)
+    cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
-                         evaluate(results, overhead, concurrency, bounds), bounds)
+                         evaluate(results, overhead, concurrency, bounds), bounds, cap,
+                         cost_rows(cap, settings.engine, settings.device, meta["machine"], load_prices()))
     last = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])

@@ -15,9 +15,9 @@ from .concurrency import ConcurrencyResult
 from .lower_bound import BoundResult
 from .overhead import Overhead
 from .results import StrategyResult, Target
+from .timeline import STALL_TOLERANCE_S
 
 TARGET_TEXTS = ("typical", "long")
-STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player
 
 
 def _by(results: list[StrategyResult], text: str, strategy: str) -> StrategyResult | None:

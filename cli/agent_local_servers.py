@@ -44,6 +44,15 @@ def model_server_process(
 
     ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
     """
+    with model_server_child(engine, *extra_args, timeout_s=timeout_s) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def model_server_child(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """:func:`model_server_process`, also yielding the process (the soak samples its memory and files)."""
     port = free_port()
     command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
                *extra_args]
@@ -67,7 +76,7 @@ def model_server_process(
                     details=tuple(tail),
                 )
             time.sleep(0.25)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 
-from cli.agent_local_servers import free_port, model_server_process
+from cli.agent_local_servers import free_port, model_server_child, model_server_process
 
 REPO = Path(__file__).resolve().parents[1]
-__all__ = ["REPO", "free_port", "model_server_process", "wait_ready"]
+__all__ = ["REPO", "free_port", "model_server_child", "model_server_process", "wait_ready"]
 
 
 def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:

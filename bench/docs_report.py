@@ -13,6 +13,11 @@ from typing import Annotated
 
 import typer
 
+from stacks.measured_capacity import MEASURED
+
+from .concurrency import ConcurrencyResult
+from .cost import Capacity, capacity, cost_rows, load_prices
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "bench.json"
 PAGE = REPO / "docs" / "benchmark.md"
@@ -29,6 +34,23 @@ def _s(value, digits: int = 2, unit: str = "") -> str:
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
             *("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows), ""]
+
+
+def capacity_of(data: dict) -> dict:
+    """The run's capacity (older results files hold only the concurrency ladder it is derived from)."""
+    if data.get("capacity"):
+        return data["capacity"]
+    ladder = [ConcurrencyResult(**c) for c in data.get("concurrency", [])]
+    return capacity(ladder, data["meta"].get("rtf_measured")).__dict__
+
+
+def updated_capacity(current: dict, data: dict) -> dict:
+    """``stacks/data/measured_capacity.json`` with this run's engine entry replaced (others kept)."""
+    m, cap = data["meta"], capacity_of(data)
+    entry = None if cap["sessions"] is None else {
+        "sessions": cap["sessions"], "rtf": cap["rtf"], "device": m.get("device"), "machine": m.get("machine"),
+        "date": m.get("date"), "commit": m.get("commit"), "source": "bench/results/bench.json"}
+    return {**current, m["engine"]: entry}
 
 
 def render_markdown(data: dict) -> str:
@@ -58,15 +80,16 @@ def render_markdown(data: dict) -> str:
         out += _table(["sessions", "first byte p50 / p95", "max stall", "aggregate rtf", "throughput vs one"],
                       [[c["sessions"], f"{_s(c['ttfa_p50_s'])} / {_s(c['ttfa_p95_s'])} s", _s(c["max_stall_s"], 2, " s"),
                         _s(c["aggregate_rtf"], 3), _s(c["throughput_vs_one"])] for c in data["concurrency"]])
-    cap = data.get("capacity")
+    cap, prices = capacity_of(data), load_prices()
     if cap:
         out += [f"### Capacity and cost (rtf {cap['rtf']})", "",
                 f"Most concurrent sessions with zero stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**.",
                 ""]
         out += _table(["instance", "$/hour", "engine", "sessions", "$ per voice-hour", "$ per hour of speech", "note"],
-                      [[c["instance"], f"{c['usd_per_hour']:.3f}", f"{c['engine']}/{c['device']}",
-                        c["sessions"] or "-", _s(c["usd_per_voice_hour"], 3), _s(c["usd_per_speech_hour"], 3),
-                        c["note"]] for c in data.get("cost", [])])
+                      [[c.instance, f"{c.usd_per_hour:.3f}", f"{c.engine}/{c.device}", c.sessions or "-",
+                        _s(c.usd_per_voice_hour, 3), _s(c.usd_per_speech_hour, 3), c.note]
+                       for c in cost_rows(Capacity(**cap), m["engine"], m["device"], m["machine"], prices)])
+        out += [f"Prices: {prices['kind']}, {prices['region']}, {prices['date']}; source: {prices['source']}", ""]
     verdict = {True: "met", False: "not met", None: "not measured"}
     out += [f"### Targets (rtf {rtf})", ""]
     out += _table(["target", "measured", "goal", ""],
@@ -93,16 +116,19 @@ def report(
         data = json.loads(results.read_text(encoding="utf-8"))
         old = page.read_text(encoding="utf-8")
         new = updated_page(old, data)
-    except (OSError, ValueError, KeyError) as err:
+        old_capacity = json.loads(MEASURED.read_text(encoding="utf-8")) if MEASURED.exists() else {}
+        new_capacity = updated_capacity(old_capacity, data)
+    except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)
         raise typer.Exit(2) from None
     if check:
-        if new != old:
-            typer.echo(f"{page} is stale: run python -m bench report", err=True)
+        if new != old or new_capacity != old_capacity:
+            typer.echo(f"{page} or {MEASURED} is stale: run python -m bench report", err=True)
             raise typer.Exit(1)
         return
     page.write_text(new, encoding="utf-8")
-    typer.echo(f"wrote {page}", err=True)
+    MEASURED.write_text(json.dumps(new_capacity, indent=1) + "\n", encoding="utf-8")
+    typer.echo(f"wrote {page} and {MEASURED}", err=True)
 
 
 def main() -> None:

@@ -7,8 +7,8 @@ import pytest
 
 from bench.process_stats import Sample, slope_per_minute
 from bench.soak import soak
-from bench.soak_cli import SERVER_START_S, leaks
-from servers import model_server_child
+from bench.soak_cli import leaks
+from servers import SERVER_START_S, model_server_child
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ from kokoro_server.protocol import (
     Synthesize,
     encode_client_message,
 )
-from servers import model_server_process
+from servers import SERVER_START_S, model_server_process
 from voice_agent.tts_client import TtsBusy, TtsSession
 from voice_agent.tts_client.websocket import WebSocketConnector, session_url
 
@@ -33,7 +33,8 @@ SENTENCES = ["The museum opens at nine in the morning.", "Tickets are sold at th
 
 @pytest.fixture(scope="module")
 def server_url():
-    with model_server_process("onnx") as url:  # no --max-sessions: the capacity is measured
+    # No --max-sessions: the capacity is measured.
+    with model_server_process("onnx", timeout_s=SERVER_START_S) as url:
         yield url
 
 

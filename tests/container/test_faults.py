@@ -11,7 +11,7 @@ import pytest
 import websockets
 
 from kokoro_server.protocol import Audio, End, Ready, StreamDecoder, Synthesize, encode_client_message
-from servers import model_server_process
+from servers import SERVER_START_S, model_server_process
 from voice_agent.tts_client.websocket import session_url
 
 SEND_TIMEOUT_S = 3
@@ -22,7 +22,8 @@ LONG_TEXT = " ".join(["The river walk takes about forty minutes at an easy pace,
 @pytest.fixture(scope="module")
 def server_url():
     # Room for every faulty client at once: this file tests isolation, test_admission.py the limit.
-    with model_server_process("onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16") as url:
+    with model_server_process("onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16",
+                              timeout_s=SERVER_START_S) as url:
         yield url
 
 

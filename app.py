@@ -24,7 +24,7 @@ def main() -> int:
     try:
         settings = parse_settings(
             context,
-            # Set by the CDK CLI from AWS_REGION, the profile or its own fallback (NOTES 8).
+            # Set by the CDK CLI from AWS_REGION, the profile or its own fallback (007-cdk-cli-environment.md).
             fallback_region=os.environ.get("CDK_DEFAULT_REGION") or os.environ.get("AWS_REGION"),
             fallback_account=os.environ.get("CDK_DEFAULT_ACCOUNT"),
         )

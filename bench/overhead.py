@@ -16,11 +16,12 @@ import time
 from dataclasses import dataclass
 
 from kokoro_server.assets import AssetError, resolve
-from kokoro_server.protocol import Audio, End
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.settings import ServerSettings
-from voice_agent.tts_client import TtsError, TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector
+from speech_protocol.messages import Audio, End
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import TtsError
+from speech_protocol.websocket import WebSocketConnector
 
 from .errors import BenchError
 from .stats import median

@@ -1,7 +1,7 @@
 """Every figure of a run as plain dataclasses, and the one function that writes them as JSON.
 
 ``results`` holds one entry per text and strategy with at least ``text``, ``strategy``, ``ttfa_s``,
-``audible_s``, ``last_audio_s`` and ``stall_s`` (issue 6); each figure is the median over the repeats.
+``audible_s``, ``last_audio_s`` and ``stall_s`` (006-benchmark-targets.md); each figure is the median over the repeats.
 """
 
 from __future__ import annotations

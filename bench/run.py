@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from speech_protocol.session import usable_rtf
 from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter, SegmentPolicy
-from voice_agent.tts_client.session import usable_rtf
 
 from .concurrency import against_one, concurrent_sessions
 from .cost import capacity, cost_rows, load_prices

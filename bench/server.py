@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from kokoro_server.protocol import Ready, StreamDecoder
-from voice_agent.tts_client import TtsError, TtsServerError, TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector, session_url
+from speech_protocol.messages import Ready, StreamDecoder
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import TtsError, TtsServerError
+from speech_protocol.websocket import WebSocketConnector, session_url
 
 from cli.agent_local_servers import model_server_process
 from cli.errors import CommandFailed

@@ -23,7 +23,7 @@ MAX_VOICE_CHARS = 128
 @dataclass(frozen=True)
 class BenchSettings:
     texts: tuple[str, ...] = ("short", "typical", "long")
-    tokens_per_s: float = 40.0  # a typical hosted LLM's streaming speed (issue 6)
+    tokens_per_s: float = 40.0  # a typical hosted LLM's streaming speed (006-benchmark-targets.md)
     voice: str = "af_heart"
     repeats: int = 2  # medians of 2 keep the full run near 8 minutes on 2 idle cores
     concurrency: tuple[int, ...] = (1, 2, 4, 8)

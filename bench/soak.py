@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import websockets
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     SERVER_BUSY,
     Audio,
     Cancel,
@@ -28,7 +28,7 @@ from kokoro_server.protocol import (
     Synthesize,
     encode_client_message,
 )
-from voice_agent.tts_client.websocket import session_url
+from speech_protocol.websocket import session_url
 
 from .errors import BenchError
 from .process_stats import Sample, sample, slope_per_minute

@@ -1,9 +1,9 @@
 """The three ways to speak a streamed answer, each recorded as a :class:`Trace` on one real session.
 
 * ``whole``: wait for the complete answer, synthesize all of it, then play it: the design a
-  request/response TTS call gives (NOTES section 10's "whole answer"). It is sent as one utterance and its
-  audio counts as delivered when the utterance ends; when the server's own sentence streaming would have
-  delivered the first byte is kept too (``Trace.streamed_first_byte_s``);
+  request/response TTS call gives (the "whole answer" row of 005-latency-and-first-piece.md). It is sent
+  as one utterance and its audio counts as delivered when the utterance ends; when the server's own
+  sentence streaming would have delivered the first byte is kept too (``Trace.streamed_first_byte_s``);
 * ``sequential``: the published design: send a sentence, wait until its audio has finished arriving,
   send the next (sentences queue up meanwhile; the LLM is never held back);
 * ``pipelined``: this project's agent pipeline, :func:`voice_agent.pipeline.speak_answer`, unchanged:
@@ -21,14 +21,15 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from kokoro_server.protocol import Audio, End
+from speech_protocol.messages import Audio, End
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import TtsError
+from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent
 from voice_agent.llm import build_agent, text_deltas
 from voice_agent.pipeline import Voice, speak_answer
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
-from voice_agent.tts_client import TtsError, TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector
 
 from .errors import BenchError
 from .timeline import AudioArrival

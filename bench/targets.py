@@ -1,4 +1,4 @@
-"""Ratios against the two designs replaced, and where each of issue 6's targets stands.
+"""Ratios against the two designs replaced, and where each target of 006-benchmark-targets.md stands.
 
 Targets (2-core CPU): on the typical and long texts, audible first audio <= 0.10 x whole answer and
 <= 0.35 x one-at-a-time, and zero stall; server overhead <= 1.10; with 4 sessions, throughput >= 0.9 x one

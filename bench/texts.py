@@ -1,7 +1,7 @@
 """The answers every strategy speaks: the same three texts, by name, in every run.
 
-``short``: a 2-sentence answer; ``typical``: a 6-sentence answer (89 words, the size of the NOTES section 10
-measurement's size); ``long``: 3 paragraphs with a list, the kind of answer where waiting for the whole
+``short``: a 2-sentence answer; ``typical``: a 6-sentence answer (89 words, the size of the answer measured in
+005-latency-and-first-piece.md); ``long``: 3 paragraphs with a list, the kind of answer where waiting for the whole
 text hurts most. Written as an LLM would stream them, markdown list included.
 """
 

@@ -50,10 +50,11 @@ def model_server_process(
 
 @contextlib.contextmanager
 def model_server_child(
-    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, port: int | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """:func:`model_server_process`, also yielding the process (the soak samples its memory and files)."""
-    port = free_port()
+    """:func:`model_server_process`, also yielding the process (the soak samples its memory and files);
+    ``port`` restarts a server where a killed one was."""
+    port = port or free_port()
     command = [sys.executable, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
                *extra_args]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}

@@ -19,7 +19,7 @@ OUTPUT_DIR = "cdk.out"
 # assets (the model CLI would pip-install the agent's arm64 bundle just to synth the endpoint).
 EXCLUSIVELY = "--exclusively"
 
-# The jsii runtime warns on every run that Node 20 is past end of life (NOTES 8): noise in CI logs.
+# The jsii runtime warns on every run that Node 20 is past end of life (007-cdk-cli-environment.md): noise in CI logs.
 _QUIET_NODE = {"JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
 
 
@@ -50,7 +50,7 @@ class CdkTarget:
     app: str | None = None  # a synthesized assembly directory to deploy instead of cdk.json's app
 
     def env(self, offline: bool = False) -> dict[str, str]:
-        """``AWS_REGION`` rather than ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (NOTES 8)."""
+        """``AWS_REGION``, not ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (007-cdk-cli-environment.md)."""
         env = dict(_QUIET_NODE)
         if self.region:
             env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = self.region

@@ -2,7 +2,7 @@
 
 Path 1 is ``/invocations`` (one request, PCM back). Path 2 is a bidirectional session whose message is
 a BINARY frame, as the SageMaker SDK sends by default. A server that passes /ping and path 1 but fails
-path 2 is exactly the InService-but-broken endpoint this check exists to catch (NOTES 2).
+path 2 is exactly the InService-but-broken endpoint this check exists to catch (001-sagemaker-container-contract.md).
 """
 
 from __future__ import annotations
@@ -10,17 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import websockets
 
 from cli.aws_api import AwsApi
 from cli.errors import CliError, UsageError
 from cli.sagemaker_session import check_endpoint_session
-from cli.session_check import ChannelError, speak_once
+from cli.session_check import speak_once
 from cli.smoke_report import SMOKE_TEXT, CheckResult, Outcome, SmokeReport, judge_pcm
-from kokoro_server.protocol import SESSION_PATH
+from speech_protocol.urls import ServerUrlError, server_urls
+from speech_protocol.websocket import WebSocketConnector
 
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # ~170 s of PCM16: far beyond one sentence
 
@@ -32,14 +31,11 @@ def request_body(voice: str | None) -> bytes:
 
 def parse_base_url(url: str) -> tuple[str, str]:
     """``(http_base, session_url)`` for a server given as http(s):// or ws(s)://host:port."""
-    parts = urlsplit(url.strip())
-    schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
-    if parts.scheme not in schemes or not parts.hostname:
-        raise UsageError(f"not a server URL: {url!r}", fix="give one like http://127.0.0.1:8090")
-    http_scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    base = parts.path.rstrip("/")
-    http_base = urlunsplit((http_scheme, parts.netloc, base, "", ""))
-    return http_base, urlunsplit((schemes[parts.scheme], parts.netloc, base + SESSION_PATH, "", ""))
+    try:
+        urls = server_urls(url)
+    except ServerUrlError:
+        raise UsageError(f"not a server URL: {url!r}", fix="give one like http://127.0.0.1:8090") from None
+    return urls.http_base, urls.session
 
 
 def check_http_invocations(http_base: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
@@ -64,38 +60,8 @@ def check_http_invocations(http_base: str, voice: str | None, timeout_s: float =
     return judge_pcm(name, bytes(body), time.monotonic() - started)
 
 
-class WebSocketChannel:
-    """:class:`~cli.session_check.Channel` over a `websockets` client connection."""
-
-    def __init__(self, connection: websockets.ClientConnection):
-        self._ws = connection
-
-    async def send_binary(self, data: bytes) -> None:
-        try:
-            await self._ws.send(data)  # bytes -> a BINARY frame
-        except websockets.ConnectionClosed as err:
-            raise ChannelError(f"the server closed the session (code {err.rcvd and err.rcvd.code})") from err
-
-    async def parts(self):
-        try:
-            async for message in self._ws:
-                yield message
-        except websockets.ConnectionClosedError:
-            return  # closed_reason() reports the close code
-
-    def closed_reason(self) -> str | None:
-        code = self._ws.close_code
-        return None if code is None else f"the server closed the session (code {code})"
-
-
 async def check_ws_session(session_url: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
-    started = time.monotonic()
-    try:
-        async with websockets.connect(session_url, open_timeout=10, close_timeout=2, max_size=4 * 1024 * 1024) as ws:
-            return await speak_once(WebSocketChannel(ws), SMOKE_TEXT, voice, timeout_s=timeout_s)
-    except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as err:
-        detail = f"cannot open {session_url}: {type(err).__name__}: {err}"
-        return CheckResult("session", Outcome.FAILED, detail, elapsed_s=round(time.monotonic() - started, 3))
+    return await speak_once(WebSocketConnector(session_url), SMOKE_TEXT, voice, timeout_s=timeout_s)
 
 
 def smoke_url(url: str, voice: str | None) -> SmokeReport:

@@ -1,28 +1,26 @@
-"""One utterance over a bidirectional session, sent the way the SageMaker SDK sends it: a BINARY frame.
+"""One utterance over a bidirectional session, sent the way the SageMaker SDK sends it: BINARY frames.
 
-The same exchange runs over a WebSocket to a local server and over SageMaker's bidirectional stream to a
-deployed endpoint; only the :class:`Channel` differs. Replies are reassembled with the protocol's
-:class:`~kokoro_server.protocol.StreamDecoder`, so parts split or merged anywhere still decode.
+The check is the shared client session (:class:`speech_protocol.session.TtsSession`) with
+``binary_frames=True``; only the connector differs between a local server (WebSocket) and a deployed
+endpoint (SageMaker's bidirectional stream). Replies are decoded by the session, so parts split or
+merged anywhere still decode.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from typing import Protocol
 
 from cli.smoke_report import CheckResult, Outcome, judge_pcm
-from kokoro_server.protocol import (
-    SAMPLE_RATE,
-    SAMPLE_WIDTH,
-    Audio,
-    Close,
-    End,
-    Error,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import (
+    Connector,
+    TtsProtocolError,
+    TtsServerError,
+    TtsSessionClosed,
+    TtsTimeout,
+    TtsUnreachable,
 )
 
 SMOKE_ID = "smoke"
@@ -33,53 +31,40 @@ BINARY_FRAME_HINT = (
 )
 
 
-class ChannelError(Exception):
-    """The channel broke while sending; the message says how (refused, closed, stream failure)."""
-
-
-class Channel(Protocol):
-    """A duplex byte channel: what the check needs from a WebSocket or a SageMaker stream."""
-
-    async def send_binary(self, data: bytes) -> None:
-        """Send ``data`` as one BINARY frame/part; raise :class:`ChannelError` when that fails."""
-    def parts(self) -> AsyncIterator[bytes | str]: ...
-    def closed_reason(self) -> str | None: ...
-
-
 def _failed(name: str, detail: str, started: float) -> CheckResult:
     return CheckResult(name, Outcome.FAILED, detail, elapsed_s=round(time.monotonic() - started, 3))
 
 
 async def speak_once(
-    channel: Channel, text: str, voice: str | None, name: str = "session", timeout_s: float = 60.0
+    connector: Connector, text: str, voice: str | None, name: str = "session", timeout_s: float = 60.0
 ) -> CheckResult:
-    """Send one synthesize message and a close, each as a BINARY frame; pass on its whole audio."""
+    """Send one synthesize message and a close, each as a BINARY frame; pass on its whole audio.
+    Raises :class:`~speech_protocol.transport.TtsTransportUnavailable` where the transport cannot run."""
     started = time.monotonic()
-    decoder, pcm = StreamDecoder(), bytearray()
+    pcm = bytearray()
     limit = int(MAX_AUDIO_S * SAMPLE_RATE * SAMPLE_WIDTH)
     try:
-        async with asyncio.timeout(timeout_s):
-            await channel.send_binary(
-                encode_client_message(Synthesize(text=text, id=SMOKE_ID, voice=voice)).encode()
-            )
-            await channel.send_binary(encode_client_message(Close()).encode())
-            async for part in channel.parts():
-                for event in decoder.feed(part):
-                    if isinstance(event, Error):
-                        return _failed(name, f"server error {event.code}: {event.message}", started)
+        async with TtsSession(connector, timeout_s=timeout_s, binary_frames=True) as session:
+            async with asyncio.timeout(timeout_s):  # inside: closing the session is bounded on its own
+                await session.synthesize(SMOKE_ID, text, voice, 1.0)
+                await session.finish()
+                async for event in session.events():
                     if isinstance(event, Audio) and event.id == SMOKE_ID:
                         pcm += event.pcm
                         if len(pcm) > limit:
                             return _failed(name, f"over {MAX_AUDIO_S:.0f} s of audio for one sentence", started)
                     if isinstance(event, End) and event.id == SMOKE_ID:
                         return judge_pcm(name, bytes(pcm), time.monotonic() - started)
-    except ChannelError as err:
-        return _failed(name, f"sending failed: {err}", started)
-    except TimeoutError:
+    except TtsUnreachable as err:
+        return _failed(name, err.message, started)
+    except TtsServerError as err:
+        return _failed(name, f"server error {err.message}", started)
+    except (TimeoutError, TtsTimeout):
         return _failed(name, f"no end of the utterance within {timeout_s:.0f} s ({len(pcm)} audio bytes)", started)
-    except (ValueError, TypeError, AttributeError, KeyError) as err:  # StreamDecoder on a malformed reply
-        return _failed(name, f"the reply does not follow the session protocol: {err}", started)
-    closed = channel.closed_reason() or "the session ended"
-    if not pcm:
-        return _failed(name, f"{closed} before any audio: {BINARY_FRAME_HINT}", started)
-    return _failed(name, f"{closed} before the utterance's end event ({len(pcm)} audio bytes)", started)
+    except TtsProtocolError as err:
+        return _failed(name, f"the reply does not follow the session protocol: {err.message}", started)
+    except TtsSessionClosed as err:
+        if not pcm:
+            return _failed(name, f"{err.message} before any audio: {BINARY_FRAME_HINT}", started)
+        return _failed(name, f"{err.message} before the utterance's end event ({len(pcm)} audio bytes)", started)
+    return _failed(name, f"the session ended without the utterance's end event ({len(pcm)} audio bytes)", started)

@@ -1,7 +1,8 @@
 """What a smoke check found: one result per path exercised, and the verdict over all of them.
 
 A deploy is only "done" when the deployable answered: an InService endpoint whose session path rejects
-the SDK's binary frames still fails here (NOTES 2), which is the point of checking each path on its own.
+the SDK's binary frames still fails here (001-sagemaker-container-contract.md), which is the point of
+checking each path on its own.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 
 from cli.errors import VerifyFailed
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 
 SMOKE_TEXT = "The deployment works."  # one short sentence: about 1.5 s of speech
 MIN_AUDIO_S = 0.3  # a spoken sentence is seconds long; less than this is silence or a stub

@@ -15,11 +15,11 @@ from stacks.nag import acknowledge, wildcard_action, wildcard_resource
 from stacks.project_paths import ProjectPaths
 from stacks.settings import DeploySettings
 
-# The image's build context is the repository root (it needs agent/ and the protocol module): send
-# Docker only those, and never .venv, node_modules or cdk.out.
+# The image's build context is the repository root (it needs agent/ and the speech_protocol package):
+# send Docker only those, and never .venv, node_modules or cdk.out.
 _IMAGE_CONTEXT = [
-    "*", "!agent", "!container/kokoro_server/protocol.py",
-    "**/__pycache__", "**/*.egg-info",
+    "*", "!agent", "!speech_protocol",
+    "**/__pycache__", "**/*.egg-info", "speech_protocol/build",
 ]
 _CODE_BUCKET_READ = (
     "The L2 grants the runtime read on the CDK asset bucket so that AgentCore can fetch the code zip: "

@@ -2,8 +2,8 @@
 
 pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one (manylinux2014 aarch64,
 CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
-bundle holds the versions the tests ran. Next to the dependencies go the agent's sources and the session
-protocol module as ``kokoro_server.protocol`` (contract C).
+bundle holds the versions the tests ran. The same pip run installs the shared ``speech_protocol``
+package from its folder (pure Python, built here); the agent's sources go on top.
 """
 
 from __future__ import annotations
@@ -29,28 +29,32 @@ class BundlingError(RuntimeError):
     """The agent cannot be bundled; the message says which file or which pip step failed."""
 
 
-def pip_install_command(requirements: Path, target: Path, constraints: Path | None) -> list[str]:
+def pip_install_command(
+    requirements: Path, target: Path, constraints: Path | None, local_packages: tuple[Path, ...] = ()
+) -> list[str]:
+    """``local_packages`` are project folders (pure Python): built here with this environment's
+    setuptools (``--no-build-isolation``, so a ``--no-index`` requirements file still works)."""
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
     command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
+    if local_packages:
+        command += ["--no-build-isolation", *(str(folder) for folder in local_packages)]
     return command + (["-c", str(constraints)] if constraints else [])
 
 
 def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
     """Dependencies first, then the sources on top, so a dependency can never shadow the agent's code."""
     requirements = paths.agent_dir / "requirements.txt"
-    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_module):
+    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_package / "pyproject.toml"):
         if not required.is_file():
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
     constraints = paths.root / "constraints.txt"
-    command = pip_install_command(requirements, output_dir, constraints if constraints.is_file() else None)
+    command = pip_install_command(
+        requirements, output_dir, constraints if constraints.is_file() else None, (paths.protocol_package,)
+    )
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BundlingError(f"pip could not resolve the agent's arm64 dependencies:\n{result.stderr[-4000:]}")
     shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
-    package = output_dir / "kokoro_server"
-    package.mkdir(exist_ok=True)
-    (package / "__init__.py").write_text("")
-    shutil.copy2(paths.protocol_module, package / "protocol.py")
 
 
 @jsii.implements(ILocalBundling)

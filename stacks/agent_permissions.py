@@ -28,7 +28,8 @@ def grant_tts_endpoint(scope: Construct, role: iam.IRole, endpoint_name: str) ->
         roles=[role],
         statements=[iam.PolicyStatement(sid="InvokeTtsEndpoint", actions=list(TTS_ACTIONS), resources=[arn])],
     )
-    # W3037: cfn-lint's IAM action list predates sagemaker:InvokeEndpointWithBidirectionalStream (NOTES 2).
+    # W3037: cfn-lint's IAM action list predates sagemaker:InvokeEndpointWithBidirectionalStream
+    # (001-sagemaker-container-contract.md).
     ignore_lint_check(policy.node.default_child, "W3037")
     return policy
 

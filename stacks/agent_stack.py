@@ -21,7 +21,7 @@ from stacks.settings import DeploySettings
 
 
 def agent_environment(settings: DeploySettings, region: str) -> dict[str, str]:
-    """The agent's runtime variables (contract C): speech from the endpoint, words from Bedrock."""
+    """The agent's runtime variables (008-three-interfaces.md): speech from the endpoint, words from Bedrock."""
     return {
         "TTS_TRANSPORT": "sagemaker",
         "TTS_ENDPOINT_NAME": settings.endpoint_name,
@@ -57,7 +57,8 @@ class AgentStack(Stack):
         self._acknowledge_runtime_role()
 
     def _acknowledge_runtime_role(self) -> None:
-        """The wildcards of the execution role the L2 creates: AgentCore's documented role (NOTES 4)."""
+        """The wildcards of the execution role the L2 creates: AgentCore's documented role
+        (003-agentcore-runtime.md)."""
         logs = f"arn:{self.partition}:logs:{self.region}:{self.account}:log-group:"
         identities = f"arn:{self.partition}:bedrock-agentcore:{self.region}:{self.account}:workload-identity-directory/default"
         runtime_logs = "AgentCore creates the runtime's log groups and streams under /aws/bedrock-agentcore/runtimes/."

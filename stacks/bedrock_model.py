@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 # Claude Haiku 4.5 through the global cross-Region profile: the fastest current Claude (first token
-# decides first audio, NOTES 10), callable from every commercial Region that Bedrock serves.
+# decides first audio: 005-latency-and-first-piece.md), callable from every commercial Region that Bedrock serves.
 DEFAULT_MODEL_ID = "global.anthropic.claude-haiku-4-5-20251001-v1:0"
 PROFILE_PREFIXES = ("us", "us-gov", "eu", "apac", "jp", "au", "ca", "global")
 INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")

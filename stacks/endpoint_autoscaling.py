@@ -3,7 +3,7 @@
 A speech session is one long bidirectional request: ``InvocationsPerInstance`` counts it once when it
 opens, however long it speaks, while the high-resolution concurrency metric (10 s) counts every session
 still open. The target (``sessions_per_instance``) is how many simultaneous streams one instance serves
-without first audio degrading (reported on an L40S: p50 252 ms at 4 streams, NOTES 9).
+without first audio degrading (reported on an L40S: p50 252 ms at 4 streams, 010-gpu-capacity.md).
 """
 
 from __future__ import annotations

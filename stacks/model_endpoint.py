@@ -18,8 +18,9 @@ from stacks.settings import DeploySettings
 from stacks.volume_encryption import volume_key
 
 VARIANT_NAME = "AllTraffic"
-# Model load (weights, G2P, warm-up) happens before /ping turns green (NOTES 2); a GPU image pulls
-# several GB first. 600 s is the common setting for such containers.
+# Model load (weights, G2P, warm-up) happens before /ping turns green
+# (001-sagemaker-container-contract.md); a GPU image pulls several GB first. 600 s is the common
+# setting for such containers.
 STARTUP_HEALTH_CHECK_TIMEOUT_S = 600
 
 

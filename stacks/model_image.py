@@ -1,12 +1,11 @@
-"""The endpoint's image: built from ``container/`` for linux/amd64 (g5 is x86-64), or a prebuilt URI.
+"""The endpoint's image: ``container/Dockerfile`` built for linux/amd64 (g5 is x86-64), or a prebuilt URI.
 
-At synth the asset is only staged (copied into ``cdk.out``, minus what ``container/.dockerignore``
-lists); Docker runs at deploy time, so synth works on a machine without Docker.
+The build context is the repository root, because the image installs the ``speech_protocol`` package
+beside the server; only the paths the Dockerfile copies are staged. At synth the asset is only staged
+(copied into ``cdk.out``); Docker runs at deploy time, so synth works on a machine without Docker.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from aws_cdk import Stack
 from aws_cdk import aws_ecr_assets as ecr_assets
@@ -15,13 +14,21 @@ from constructs import Construct, IDependable
 
 from stacks.ecr_image import EcrImage
 from stacks.ecr_pull import grant_ecr_pull
+from stacks.project_paths import ProjectPaths
 from stacks.settings import Engine
+
+# What the Dockerfile copies (never .venv, assets, node_modules or cdk.out); container/Dockerfile.dockerignore
+# says the same to a plain `docker build -f container/Dockerfile .`.
+_IMAGE_CONTEXT = [
+    "*", "!container", "!speech_protocol",
+    "**/__pycache__", "**/*.egg-info", "speech_protocol/build",
+]
 
 
 class ModelImage(Construct):
     """``image_uri`` for the model definition, and :meth:`grant_pull` for the role that runs it."""
 
-    def __init__(self, scope: Construct, id: str, *, engine: Engine, prebuilt: EcrImage | None, context_dir: Path):
+    def __init__(self, scope: Construct, id: str, *, engine: Engine, prebuilt: EcrImage | None, paths: ProjectPaths):
         super().__init__(scope, id)
         if prebuilt is not None:
             self.image_uri = prebuilt.uri
@@ -30,8 +37,9 @@ class ModelImage(Construct):
         asset = ecr_assets.DockerImageAsset(
             self,
             "Asset",
-            directory=str(context_dir),
-            file="Dockerfile",
+            directory=str(paths.root),
+            file=paths.model_dockerfile,
+            exclude=_IMAGE_CONTEXT,
             platform=ecr_assets.Platform.LINUX_AMD64,
             build_args={"ENGINE": engine},
             display_name=f"Kokoro TTS model image ({engine})",

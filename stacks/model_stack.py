@@ -23,9 +23,7 @@ class ModelStack(Stack):
         super().__init__(
             scope, settings.model_stack_name, description="Kokoro-82M text-to-speech on a SageMaker endpoint", **kwargs
         )
-        image = ModelImage(
-            self, "Image", engine=settings.engine, prebuilt=settings.model_image, context_dir=paths.container_dir
-        )
+        image = ModelImage(self, "Image", engine=settings.engine, prebuilt=settings.model_image, paths=paths)
         self.endpoint = ModelEndpoint(self, "Tts", settings=settings, image=image)
         self.autoscaling = EndpointAutoscaling(self, "Scaling", endpoint=self.endpoint, settings=settings)
         CfnOutput(self, "EndpointName", value=self.endpoint.endpoint.attr_endpoint_name)

@@ -11,9 +11,10 @@ class ProjectPaths:
     root: Path
 
     @property
-    def container_dir(self) -> Path:
-        """Build context of the model image (its ``Dockerfile`` takes the ``ENGINE`` build argument)."""
-        return self.root / "container"
+    def model_dockerfile(self) -> str:
+        """The model image's Dockerfile (it takes the ``ENGINE`` build argument), relative to :attr:`root`,
+        its build context."""
+        return "container/Dockerfile"
 
     @property
     def agent_dir(self) -> Path:
@@ -21,9 +22,10 @@ class ProjectPaths:
         return self.root / "agent"
 
     @property
-    def protocol_module(self) -> Path:
-        """The session protocol (stdlib only), shipped with the agent as ``kokoro_server.protocol``."""
-        return self.root / "container" / "kokoro_server" / "protocol.py"
+    def protocol_package(self) -> Path:
+        """The ``speech_protocol`` project folder (stdlib only), installed into both images and the
+        agent's bundle."""
+        return self.root / "speech_protocol"
 
     @property
     def agent_dockerfile(self) -> str:

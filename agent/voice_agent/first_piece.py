@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, replace
 
 # Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
-# stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s), and no ramp.
+# stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
 DEFAULT_FIRST_PIECE_MIN_WORDS = 4
 # Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
 # (English runs near one phoneme per character), so one long sentence never holds back the next for long.

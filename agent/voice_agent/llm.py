@@ -1,6 +1,6 @@
 """Which model writes the answer, and the answer as a stream of text deltas.
 
-Three providers (contract C, ``LLM_PROVIDER``): Bedrock (the default, ConverseStream), any
+Three providers (``LLM_PROVIDER``, 008-three-interfaces.md): Bedrock (the default, ConverseStream), any
 OpenAI-compatible server (``LLM_BASE_URL``), and :class:`ScriptedReplyModel`, which streams a fixed
 reply at a fixed rate: demos, tests and benchmarks run the whole voice path without an LLM.
 """

@@ -3,7 +3,7 @@
 Three tasks share one answer: the *writer* reads the LLM stream and cuts pieces; the *speaker* opens
 the speech session (while the LLM is still thinking), sends each piece the moment it exists and
 starts the *listener*, which turns the server's audio into events as it arrives. Nothing waits for
-the LLM to finish or for one piece's audio before the next piece is sent (NOTES.md section 10).
+the LLM to finish or for one piece's audio before the next piece is sent (005-latency-and-first-piece.md).
 
 The segmenter is sized for the server it speaks through: once the session's Ready has arrived (it
 normally does while the LLM is still thinking), its advertised real-time factor re-sizes the segmenter's
@@ -22,14 +22,14 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from kokoro_server.protocol import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.session import TtsSession
 
 from .events import AgentEvent, AudioChunk, PieceDone, PieceSent, Summary, TextDelta, error_event
-from .tts_client import TtsSession
 
 
 class PieceSegmenter(Protocol):
-    """Contract B: :class:`voice_agent.segmenter.Segmenter` (one per answer)."""
+    """The segmenter interface (008-three-interfaces.md): :class:`voice_agent.segmenter.Segmenter`, one per answer."""
 
     def feed(self, delta: str) -> list[str]: ...
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from kokoro_server.protocol import MAX_SPEED, MIN_SPEED
+from speech_protocol.messages import ProtocolError, parse_speed
 
 from .events import AgentError
 
@@ -50,11 +49,10 @@ def parse_invocation(payload: Any) -> Invocation:
         raise BadRequest("bad_voice", "field 'voice' must be a voice name such as af_heart")
     speed = payload.get("speed")
     if speed is not None:
-        if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
-            raise BadRequest("bad_speed", "field 'speed' must be a number")
-        if not MIN_SPEED <= speed <= MAX_SPEED:
-            raise BadRequest("bad_speed", f"speed must be between {MIN_SPEED} and {MAX_SPEED}")
-        speed = float(speed)
+        try:
+            speed = parse_speed(speed)
+        except ProtocolError as err:
+            raise BadRequest(err.code, err.message) from None
     session = payload.get("session")
     if session is not None and not (isinstance(session, str) and _SESSION.fullmatch(session)):
         raise BadRequest("bad_session", "field 'session' must be 1-128 letters, digits or _ . : -")

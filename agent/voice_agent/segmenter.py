@@ -1,6 +1,6 @@
-"""LLM text deltas -> speakable pieces, each released the moment its end is certain (contract B).
+"""LLM text deltas -> speakable pieces, each released the moment its end is certain (008-three-interfaces.md).
 
-Why the first piece matters (NOTES section 10): it alone decides when the listener hears anything; later
+Why the first piece matters (005-latency-and-first-piece.md): it alone decides when the listener hears anything; later
 pieces are synthesised long before playback needs them. So a piece leaves as soon as its boundary is
 certain, and the first one may end at a clause once it holds a few words.
 

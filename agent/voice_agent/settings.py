@@ -1,6 +1,6 @@
 """The agent's configuration: read from the environment once, at the edge, into frozen objects.
 
-The agent stack sets these variables on the AgentCore runtime (contract C); the local CLI builds the
+The agent stack sets these variables on the AgentCore runtime (008-three-interfaces.md); the local CLI builds the
 same objects directly from its options. Nothing below this module reads ``os.environ``.
 """
 
@@ -10,9 +10,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urlsplit
 
-from kokoro_server.protocol import MAX_SPEED, MIN_SPEED
+from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
+from speech_protocol.urls import ServerUrlError, server_urls
 
 TtsTransport = Literal["sagemaker", "websocket"]
 LlmProvider = Literal["bedrock", "openai", "scripted"]
@@ -47,13 +47,16 @@ class TtsSettings:
         if self.transport == "sagemaker" and not (self.endpoint_name and self.region):
             raise SettingsError("TTS_TRANSPORT=sagemaker needs TTS_ENDPOINT_NAME and TTS_REGION (or AWS_REGION)")
         if self.transport == "websocket":
-            scheme = urlsplit(self.url or "").scheme
-            if scheme not in ("ws", "wss", "http", "https"):
-                raise SettingsError("TTS_TRANSPORT=websocket needs TTS_URL (ws://, wss://, http:// or https://)")
+            try:
+                server_urls(self.url or "")
+            except ServerUrlError:
+                raise SettingsError("TTS_TRANSPORT=websocket needs TTS_URL (ws://, wss://, http:// or https://)") from None
         if not self.voice.strip():
             raise SettingsError("TTS_VOICE must not be empty")
-        if not (math.isfinite(self.speed) and MIN_SPEED <= self.speed <= MAX_SPEED):
-            raise SettingsError(f"TTS_SPEED must be between {MIN_SPEED} and {MAX_SPEED}")
+        try:
+            parse_speed(self.speed)
+        except ProtocolError:
+            raise SettingsError(f"TTS_SPEED must be between {MIN_SPEED} and {MAX_SPEED}") from None
         if not (math.isfinite(self.timeout_s) and self.timeout_s > 0):
             raise SettingsError("TTS_TIMEOUT_S must be a positive number")
 
@@ -102,7 +105,7 @@ def _text(env: Mapping[str, str], key: str) -> str | None:
 
 
 def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
-    """Parse contract C's variables. Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
+    """Parse the agent's variables (008-three-interfaces.md). Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
     region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
     url = _text(env, "TTS_URL")
     tts = TtsSettings(

@@ -1,6 +1,6 @@
 """Audio shaping and encoding: float32 model output to PCM16, silence trimming, streamed WAV.
 
-Why trim: every Kokoro piece opens with about 0.3 s of near-silence and ends with some (NOTES section 10).
+Why trim: every Kokoro piece opens with about 0.3 s of near-silence and ends with some (005-latency-and-first-piece.md).
 Sent as is, speech starts 0.3 s after the first audio byte and every sentence seam becomes a gap. We cut
 each piece down to a natural pause and fade the cut edges over a few milliseconds so no click is heard.
 """
@@ -11,7 +11,7 @@ import struct
 
 import numpy as np
 
-from kokoro_server.protocol import SAMPLE_RATE
+from speech_protocol.messages import SAMPLE_RATE
 
 SILENCE_DBFS = -40.0  # "audible": the first 10 ms window whose peak is above this level
 WINDOW = SAMPLE_RATE // 100  # 10 ms analysis windows
@@ -70,7 +70,7 @@ def streaming_wav_header(sample_rate: int = SAMPLE_RATE) -> bytes:
     """A WAV header for audio whose length is not known yet.
 
     The RIFF and data sizes are 0xFFFFFFFF, which players and Python's ``wave`` read as "until the end";
-    ``wave`` rejects 0 (NOTES section 7). ``wave``/soundfile cannot write a header before the data exists,
+    ``wave`` rejects 0 (011-streamed-wav-header.md). ``wave``/soundfile cannot write a header before the data exists,
     hence these 44 bytes by hand.
     """
     unknown = 0xFFFFFFFF

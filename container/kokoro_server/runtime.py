@@ -19,7 +19,7 @@ from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.synthesizer import Chunk, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
-from kokoro_server.protocol import SAMPLE_RATE
+from speech_protocol.messages import SAMPLE_RATE
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
 

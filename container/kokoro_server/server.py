@@ -18,17 +18,17 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
-from kokoro_server.protocol import (
+from kokoro_server.runtime import NotReady, SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+from kokoro_server.session import Session
+from kokoro_server.settings import ServerSettings
+from speech_protocol.messages import (
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
     encode_event,
     validate_synthesis_fields,
 )
-from kokoro_server.runtime import NotReady, SpeechRuntime
-from kokoro_server.scheduler import PlaybackClock
-from kokoro_server.session import Session
-from kokoro_server.settings import ServerSettings
 
 MAX_BODY_BYTES = 64 * 1024
 MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm;rate=24000;encoding=signed-int;bits=16"}

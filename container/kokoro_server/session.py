@@ -20,7 +20,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
 from kokoro_server.errors import session_error
-from kokoro_server.protocol import (
+from kokoro_server.runtime import SpeechRuntime
+from kokoro_server.scheduler import PlaybackClock
+from speech_protocol.messages import (
     SAMPLE_RATE,
     Audio,
     Cancel,
@@ -34,8 +36,6 @@ from kokoro_server.protocol import (
     decode_client_frame,
     encode_event,
 )
-from kokoro_server.runtime import SpeechRuntime
-from kokoro_server.scheduler import PlaybackClock
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame

@@ -142,7 +142,7 @@ async def test_caller_leaving_closes_the_speech_session() -> None:
     """A long, slow answer: the caller hangs up after the first audio, and the session must end."""
     import asyncio
 
-    from kokoro_server.protocol import Synthesize
+    from speech_protocol.messages import Synthesize
 
     closed = asyncio.Event()
 
@@ -171,7 +171,7 @@ async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> 
     own disconnect watch can end the answer; the TTS timeout (60 s) is longer than this test waits."""
     import asyncio
 
-    from kokoro_server.protocol import Audio, Start, Synthesize
+    from speech_protocol.messages import Audio, Start, Synthesize
 
     from scripted_model_server import PCM_CHUNK
 

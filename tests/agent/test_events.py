@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from speech_protocol.transport import TtsServerError, TtsTimeout
 from voice_agent.events import (
     AgentError,
     AudioChunk,
@@ -21,7 +22,6 @@ from voice_agent.events import (
     from_wire,
     to_wire,
 )
-from voice_agent.tts_client import TtsServerError, TtsTimeout
 
 EVENTS = [
     TextDelta("Hello, "),

@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kokoro_server.protocol import Close, Ready, Synthesize
 from scripted_model_server import Peer, greet, scripted_model_server
 from servers import free_port
+from speech_protocol.messages import Close, Ready, Synthesize
+from speech_protocol.session import TtsSession
+from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
 from voice_agent.pipeline import Voice, speak_answer
 from voice_agent.segmenter import Segmenter
-from voice_agent.tts_client import TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector
 
 VOICE = Voice("af_heart", 1.0)
 

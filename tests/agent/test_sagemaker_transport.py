@@ -1,7 +1,7 @@
 """The SageMaker transport with the real SDK classes (Python >= 3.12; skipped where the SDK is absent).
 
 test.sh also runs this file under .venv312, so it imports only the stdlib, boto3, the SDK, pytest,
-hypothesis, ``kokoro_server.protocol`` and the transport modules. The duplex stream itself is the
+hypothesis, ``speech_protocol.messages`` and the transport modules. The duplex stream itself is the
 one thing faked (it needs AWS): its response parts split and merge the server's bytes anywhere.
 """
 
@@ -16,13 +16,9 @@ from hypothesis import strategies as st
 
 sdk_models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
-from kokoro_server.protocol import Audio, End, Ready, Start, decode_client_frame, encode_event  # noqa: E402
-from voice_agent.tts_client import (  # noqa: E402
-    TtsServerError,
-    TtsSession,
-    TtsSessionClosed,
-    TtsUnreachable,
-)
+from speech_protocol.messages import Audio, End, Ready, Start, decode_client_frame, encode_event  # noqa: E402
+from speech_protocol.session import TtsSession  # noqa: E402
+from speech_protocol.transport import TtsServerError, TtsSessionClosed, TtsUnreachable  # noqa: E402
 from voice_agent.tts_client.sagemaker import (  # noqa: E402
     Boto3CredentialsResolver,
     SageMakerConnector,
@@ -94,9 +90,9 @@ def opener_for(duplex: FakeDuplex, opened: list[str] | None = None):
     return open_stream
 
 
-async def run_session(duplex: FakeDuplex, piece_ids: tuple[str, ...] = ("p0", "p1")) -> list:
+async def run_session(duplex: FakeDuplex, piece_ids: tuple[str, ...] = ("p0", "p1"), binary: bool = False) -> list:
     connector = SageMakerConnector("kokoro-tts", "us-east-1", open_stream=opener_for(duplex))
-    async with TtsSession(connector, timeout_s=5.0) as session:
+    async with TtsSession(connector, timeout_s=5.0, binary_frames=binary) as session:
         for piece_id in piece_ids:
             await session.synthesize(piece_id, f"Piece {piece_id}, café.", "af_heart", 1.0)
         await session.finish()
@@ -131,6 +127,16 @@ async def test_messages_go_out_as_utf8_payload_parts() -> None:
     messages = [m for e in sent for m in decode_client_frame(e.value.bytes_)]
     assert [getattr(m, "id", None) for m in messages] == ["p0", "p1", None]
     assert messages[0].text == "Piece p0, café." and messages[-1].type == "close"
+
+
+async def test_binary_frames_go_out_with_the_sdks_default_data_type() -> None:
+    """What any SDK user sends, and what the CLI's smoke check sends to catch a TEXT-only server."""
+    duplex = FakeDuplex([payload(server_bytes("p0"))])
+    await run_session(duplex, ("p0",), binary=True)
+    sent = duplex.input_stream.sent
+    assert sent and {e.value.data_type for e in sent} == {None}
+    messages = [m for e in sent for m in decode_client_frame(e.value.bytes_)]
+    assert [m.type for m in messages] == ["synthesize", "close"]
 
 
 def test_request_part_is_the_sdk_shape() -> None:

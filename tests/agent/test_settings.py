@@ -1,4 +1,4 @@
-"""Contract C: the agent's environment, parsed once; a bad value names its variable."""
+"""The agent's environment (008-three-interfaces.md), parsed once; a bad value names its variable."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from starlette.websockets import WebSocket
 from typer.testing import CliRunner
 
 from bench.cli import cli
-from kokoro_server.protocol import SESSION_PATH
 from servers import free_port
+from speech_protocol.messages import SESSION_PATH
 
 
 async def ping(request) -> JSONResponse:

@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from kokoro_server.protocol import SESSION_PATH
 from servers import free_port
+from speech_protocol.messages import SESSION_PATH
 
 ONE_SECOND_OF_TONE = b"".join(
     struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 24000))) for i in range(24000)
@@ -34,7 +34,8 @@ async def invocations(request) -> Response:
 
 
 async def text_frames_only(websocket: WebSocket) -> None:
-    """The NOTES 2 bug: receive_text() raises KeyError('text') on the SDK's BINARY frames."""
+    """The trap of 001-sagemaker-container-contract.md: receive_text() raises KeyError('text') on the
+    SDK's BINARY frames."""
     await websocket.accept()
     while True:
         await websocket.receive_text()

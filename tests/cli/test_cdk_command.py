@@ -17,7 +17,7 @@ def test_synth_passes_context_sorted_and_runs_offline():
                          "--output", "/tmp/out", "--quiet")
     assert call.env["AWS_REGION"] == call.env["AWS_DEFAULT_REGION"] == "eu-west-1"
     assert call.env["AWS_EC2_METADATA_DISABLED"] == "true"
-    assert "CDK_DEFAULT_REGION" not in call.env  # the CLI overwrites it (NOTES 8)
+    assert "CDK_DEFAULT_REGION" not in call.env  # the CLI overwrites it (007-cdk-cli-environment.md)
 
 
 def test_deploy_flags_follow_approval_and_attendance():

@@ -2,9 +2,9 @@
 
 moto stands in for AWS, which cannot exist here; everything else is what a user runs: the installed
 console script, `cdk bootstrap` / `synth` / `deploy` / `destroy`, and boto3 reading the result back.
-moto's limits (NOTES 8) decide the options: no container runs behind its endpoints (``--skip-smoke``),
-it drops a change set's outputs (``--direct``), its SageMaker knows no ml.g5 instance types, and it has
-no CloudFormation model for AgentCore (so only the model stack).
+moto's limits (007-cdk-cli-environment.md) decide the options: no container runs behind its endpoints
+(``--skip-smoke``), it drops a change set's outputs (``--direct``), its SageMaker knows no ml.g5
+instance types, and it has no CloudFormation model for AgentCore (so only the model stack).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 import websockets
 
 from bench.timeline import AudioArrival, play
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     SERVER_BUSY,
     Audio,
     Close,
@@ -24,8 +24,9 @@ from kokoro_server.protocol import (
     encode_client_message,
 )
 from servers import SERVER_START_S, model_server_process
-from voice_agent.tts_client import TtsBusy, TtsSession
-from voice_agent.tts_client.websocket import WebSocketConnector, session_url
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import TtsBusy
+from speech_protocol.websocket import WebSocketConnector, session_url
 
 SENTENCES = ["The museum opens at nine in the morning.", "Tickets are sold at the door and online.",
              "The garden behind it is free to visit all year."]

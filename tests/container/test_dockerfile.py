@@ -18,7 +18,7 @@ def test_bidirectional_streaming_label():
 
 def test_port_and_serve_entry():
     assert re.search(r"^EXPOSE 8080$", DOCKERFILE, re.M)
-    assert 'CMD ["serve"]' in DOCKERFILE and "COPY serve /usr/local/bin/serve" in DOCKERFILE
+    assert 'CMD ["serve"]' in DOCKERFILE and "COPY container/serve /usr/local/bin/serve" in DOCKERFILE
     serve = CONTAINER / "serve"
     assert os.access(serve, os.X_OK)
     assert "--host 0.0.0.0 --port 8080" in serve.read_text()
@@ -38,6 +38,14 @@ def test_weights_pinned_by_revision_and_sha256():
     assert f"--checksum=sha256:{model_assets.TORCH_SHA256}" in DOCKERFILE
     assert "resolve/${KOKORO_REVISION}/kokoro-v1_0.pth" in DOCKERFILE
     assert model_assets.manifest()["voices_npm"]["tarball_sha256"] in DOCKERFILE
+
+
+def test_the_session_protocol_is_installed_not_copied():
+    """The build context is the repository root; the image pip-installs the shared package."""
+    assert re.search(r"^RUN pip install /tmp/speech_protocol", DOCKERFILE, re.M)
+    assert "protocol.py" not in DOCKERFILE
+    ignored = (CONTAINER / "Dockerfile.dockerignore").read_text().splitlines()
+    assert ignored[ignored.index("*") :][:3] == ["*", "!container/", "!speech_protocol/"]
 
 
 def test_runtime_is_offline_and_healthchecked():

@@ -10,9 +10,9 @@ import httpx
 import pytest
 import websockets
 
-from kokoro_server.protocol import Audio, End, Ready, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import Audio, End, Ready, StreamDecoder, Synthesize, encode_client_message
 from servers import SERVER_START_S, model_server_process
-from voice_agent.tts_client.websocket import session_url
+from speech_protocol.websocket import session_url
 
 SEND_TIMEOUT_S = 3
 # Long enough that its audio (minutes) overflows every socket buffer between server and client.

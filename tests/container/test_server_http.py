@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 import pytest
 
-from kokoro_server.protocol import MAX_TEXT_CHARS
+from speech_protocol.messages import MAX_TEXT_CHARS
 
 JSON = {"content-type": "application/json"}
 

@@ -9,8 +9,7 @@ import random
 import pytest
 import websockets
 
-from kokoro_server.protocol import (
-    SESSION_PATH,
+from speech_protocol.messages import (
     Audio,
     Close,
     End,
@@ -21,10 +20,11 @@ from kokoro_server.protocol import (
     Synthesize,
     encode_client_message,
 )
+from speech_protocol.urls import server_urls
 
 
 def ws_url(base: str) -> str:
-    return base.replace("http://", "ws://") + SESSION_PATH
+    return server_urls(base).session
 
 
 async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import websockets
 
-from kokoro_server.protocol import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 from speech import transcribe, wer
+from speech_protocol.messages import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 
 SENTENCES = [
     "The quick brown fox jumps over the lazy dog.",

@@ -1,7 +1,7 @@
 """The torch backend end to end, with a randomly initialised Kokoro model (the real .pth is GPU-image only).
 
 The weights file is written in kokoro's own format and loaded through the real ``KModel(config=...,
-model=...)`` path. Random duration predictors speak up to 1.25 s per phoneme (NOTES section 7), so the
+model=...)`` path. Random duration predictors speak up to 1.25 s per phoneme (004-offline-weights.md), so the
 texts here are a few phonemes long.
 """
 
@@ -18,8 +18,8 @@ from kokoro import KModel
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import load_backend
-from kokoro_server.protocol import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 from servers import model_server_process
+from speech_protocol.messages import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 

@@ -1,13 +1,15 @@
 """The agent's code bundle, built by real pip for arm64/cp312, offline from wheels made here.
 
-Each test builds a small project in a temporary directory (agent/, the protocol module) so that the
-real agent/ is never written to, and points pip at a local wheel folder with ``--no-index``.
+Each test builds a small project in a temporary directory (agent/, a copy of the speech_protocol
+package) so that the real tree is never written to, and points pip at a local wheel folder with
+``--no-index``.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -17,7 +19,8 @@ from stack_synth import REPO_ROOT, synthesize
 from stacks.agent_bundle import BundlingError, bundle_agent, pip_install_command
 from stacks.project_paths import ProjectPaths
 
-REAL_PROTOCOL = REPO_ROOT / "container" / "kokoro_server" / "protocol.py"
+REAL_PACKAGE = REPO_ROOT / "speech_protocol"
+REAL_MESSAGES = REAL_PACKAGE / "speech_protocol" / "messages.py"
 
 
 def make_wheel(folder: Path, name: str, tag: str) -> None:
@@ -51,8 +54,9 @@ def project(tmp_path: Path) -> ProjectPaths:
     (root / "agent" / "voice_agent" / "__init__.py").write_text("")
     (root / "agent" / "voice_agent" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
     (root / "agent" / "requirements.txt").write_text(f"--no-index\n--find-links {wheels}\npuredep==0.1\narmdep==0.1\n")
-    (root / "container" / "kokoro_server").mkdir(parents=True)
-    (root / "container" / "kokoro_server" / "protocol.py").write_bytes(REAL_PROTOCOL.read_bytes())
+    shutil.copytree(
+        REAL_PACKAGE, root / "speech_protocol", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
     return ProjectPaths(root)
 
 
@@ -63,17 +67,20 @@ def test_pip_targets_the_runtime_platform_and_the_pinned_versions(tmp_path: Path
     assert "--only-binary=:all:" in command and "--no-compile" in command
     assert command[-2:] == ["-c", "constraints.txt"]
     assert "-c" not in pip_install_command(Path("req.txt"), tmp_path, None)
+    local = pip_install_command(Path("req.txt"), tmp_path, None, (Path("speech_protocol"),))
+    assert local[-2:] == ["--no-build-isolation", "speech_protocol"]
 
 
-def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_module(project: ProjectPaths, tmp_path: Path):
+def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_package(project: ProjectPaths, tmp_path: Path):
     out = tmp_path / "out"
     out.mkdir()
     bundle_agent(project, out)
     assert (out / "main.py").read_text() == "print('agent')\n"
     assert (out / "voice_agent" / "__init__.py").is_file()
     assert (out / "puredep" / "__init__.py").is_file() and (out / "armdep" / "__init__.py").is_file()
-    assert (out / "kokoro_server" / "__init__.py").read_text() == ""
-    assert (out / "kokoro_server" / "protocol.py").read_bytes() == REAL_PROTOCOL.read_bytes()
+    assert (out / "speech_protocol" / "messages.py").read_bytes() == REAL_MESSAGES.read_bytes()
+    assert list(out.glob("kokoro_speech_protocol-*.dist-info"))  # installed by pip, not copied
+    assert not (out / "kokoro_server").exists()
     assert not list(out.rglob("__pycache__")) and not (out / "requirements.txt").exists()
 
 
@@ -84,7 +91,7 @@ def test_a_dependency_without_an_arm64_wheel_fails_with_pips_reason(project: Pro
         bundle_agent(project, tmp_path)
 
 
-@pytest.mark.parametrize("missing", ["agent/requirements.txt", "agent/main.py", "container/kokoro_server/protocol.py"])
+@pytest.mark.parametrize("missing", ["agent/requirements.txt", "agent/main.py", "speech_protocol/pyproject.toml"])
 def test_a_missing_source_file_is_named(project: ProjectPaths, tmp_path: Path, missing: str):
     (project.root / missing).unlink()
     with pytest.raises(BundlingError, match=f"{missing} does not exist"):
@@ -93,9 +100,10 @@ def test_a_missing_source_file_is_named(project: ProjectPaths, tmp_path: Path, m
 
 def test_cdk_runs_the_bundler_and_stages_its_output(project: ProjectPaths, tmp_path: Path):
     """Through jsii, as `cdk synth` does: the code asset is the bundle, not the agent/ folder."""
-    (project.container_dir / "Dockerfile").write_text("FROM scratch\n")
+    (project.root / project.model_dockerfile).parent.mkdir(parents=True)
+    (project.root / project.model_dockerfile).write_text("FROM scratch\n")
     build = synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True)
     (code,) = (a for a in build.assets("KokoroVoiceAgent")["files"].values() if a["source"]["packaging"] == "zip")
     staged = build.outdir / code["source"]["path"]
     assert (staged / "main.py").is_file() and (staged / "armdep" / "__init__.py").is_file()
-    assert (staged / "kokoro_server" / "protocol.py").is_file()
+    assert (staged / "speech_protocol" / "messages.py").is_file()

@@ -46,9 +46,11 @@ def test_default_image_is_built_from_container_for_amd64_with_the_torch_engine(d
     (image,) = default_build.assets(default_build.settings.model_stack_name)["dockerImages"].values()
     assert image["source"]["platform"] == "linux/amd64"
     assert image["source"]["dockerBuildArgs"] == {"ENGINE": "torch"}
-    assert image["source"]["dockerFile"] == "Dockerfile"
+    assert image["source"]["dockerFile"] == "container/Dockerfile"
     staged = default_build.outdir / image["source"]["directory"]
-    assert (staged / "Dockerfile").is_file() and (staged / "kokoro_server" / "protocol.py").is_file()
+    files = {str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file()}
+    assert {"container/Dockerfile", "container/kokoro_server/server.py", "speech_protocol/pyproject.toml"} <= files
+    assert all(f.startswith(("container/", "speech_protocol/")) for f in files)
     model = only(default_build, "AWS::SageMaker::Model")["Properties"]
     assert "container-assets" in render(model["PrimaryContainer"]["Image"])
 

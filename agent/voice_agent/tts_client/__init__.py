@@ -1,27 +1,20 @@
-"""Speech sessions over two transports behind one interface; :func:`connector_for` picks one."""
+"""The agent's speech transports; :func:`connector_for` picks the one its settings name.
+
+The session, the part-stream seam and the WebSocket transport are the shared ``speech_protocol``
+package; only the SageMaker transport (AWS SDK, Python >= 3.12) lives here.
+"""
 
 from __future__ import annotations
 
+from speech_protocol.transport import Connector
+
 from ..settings import TtsSettings
-from .base import (
-    Connector,
-    PartStream,
-    TtsBusy,
-    TtsError,
-    TtsProtocolError,
-    TtsServerError,
-    TtsSessionClosed,
-    TtsTimeout,
-    TtsTransportUnavailable,
-    TtsUnreachable,
-)
-from .session import SessionEvent, TtsSession
 
 
 def connector_for(settings: TtsSettings) -> Connector:
     """The transport the settings name (imports only that transport's dependencies)."""
     if settings.transport == "websocket":
-        from .websocket import WebSocketConnector
+        from speech_protocol.websocket import WebSocketConnector
 
         return WebSocketConnector(settings.url or "")
     from .sagemaker import SageMakerConnector
@@ -29,18 +22,4 @@ def connector_for(settings: TtsSettings) -> Connector:
     return SageMakerConnector(settings.endpoint_name or "", settings.region or "")
 
 
-__all__ = [
-    "Connector",
-    "PartStream",
-    "SessionEvent",
-    "TtsBusy",
-    "TtsError",
-    "TtsProtocolError",
-    "TtsServerError",
-    "TtsSession",
-    "TtsSessionClosed",
-    "TtsTimeout",
-    "TtsTransportUnavailable",
-    "TtsUnreachable",
-    "connector_for",
-]
+__all__ = ["connector_for"]

@@ -1,7 +1,7 @@
 """Transport over SageMaker's bidirectional stream (``aws-sdk-sagemaker-runtime-http2``, Python >= 3.12).
 
 The SDK is imported lazily, here only, so everything else runs where it cannot be installed. The
-pitfalls of its 0.12 release (NOTES.md section 3) are handled in :class:`SdkStreamOpener`: the CRT
+pitfalls of its 0.12 release (002-sagemaker-bidirectional-client.md) are handled in :class:`SdkStreamOpener`: the CRT
 transport (the default aiohttp one is not duplex), the ``:8443`` endpoint (the default has no port)
 and credentials taken fresh from boto3 on every call (the SDK's own chain ignores container and
 instance roles, which is what AgentCore gives the agent).
@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .base import (
+from speech_protocol.transport import (
     PartStream,
     TtsError,
     TtsServerError,
@@ -55,6 +55,12 @@ def request_part(text: str) -> Any:
     return models.RequestStreamEventPayloadPart(
         value=models.RequestPayloadPart(bytes_=text.encode("utf-8"), data_type="UTF8")
     )
+
+
+def binary_request_part(data: bytes) -> Any:
+    """One client message with the SDK's default data type, which reaches the container as BINARY."""
+    models = _sdk().models
+    return models.RequestStreamEventPayloadPart(value=models.RequestPayloadPart(bytes_=data))
 
 
 class Boto3CredentialsResolver:
@@ -115,13 +121,19 @@ class SdkParts:
         self._duplex = duplex
         self._output: Any = None
 
-    async def send_text(self, text: str) -> None:
+    async def _send(self, part: Any) -> None:
         try:
-            await self._duplex.input_stream.send(request_part(text))
+            await self._duplex.input_stream.send(part)
         except TtsError:
             raise
         except Exception as err:
             raise TtsSessionClosed(f"the SageMaker stream refused a message: {err}") from err
+
+    async def send_text(self, text: str) -> None:
+        await self._send(request_part(text))
+
+    async def send_binary(self, data: bytes) -> None:
+        await self._send(binary_request_part(data))
 
     async def _output_stream(self) -> Any:
         if self._output is None:

@@ -6,18 +6,18 @@ import asyncio
 
 import pytest
 
-from kokoro_server.protocol import Audio, Close, End, Error, Start, Synthesize
 from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
 from servers import free_port
-from voice_agent.tts_client import (
+from speech_protocol.messages import Audio, Close, End, Error, Start, Synthesize
+from speech_protocol.session import TtsSession
+from speech_protocol.transport import (
     TtsProtocolError,
     TtsServerError,
-    TtsSession,
     TtsSessionClosed,
     TtsTimeout,
     TtsUnreachable,
 )
-from voice_agent.tts_client.websocket import WebSocketConnector, session_url
+from speech_protocol.websocket import WebSocketConnector, session_url
 
 
 async def _speak(url: str, pieces: list[tuple[str, str]], *, voice: str = "af_heart", timeout_s: float = 20.0):

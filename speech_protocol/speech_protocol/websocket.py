@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
-
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake, InvalidURI
 
-from kokoro_server.protocol import SESSION_PATH
-
-from .base import PartStream, TtsSessionClosed, TtsUnreachable
+from .transport import PartStream, TtsSessionClosed, TtsUnreachable
+from .urls import ServerUrlError, server_urls
 
 # A server frame holds one audio chunk (a few seconds of PCM16 at most); the default 1 MiB is tight.
 MAX_FRAME_BYTES = 16 * 1024 * 1024
-_WS_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+# Closing waits this long for the server's close frame: a server that stopped reading must not hold
+# the caller (the library's default is 10 s).
+CLOSE_TIMEOUT_S = 2.0
 
 
 def session_url(base_url: str) -> str:
     """``http://host:port`` (or ws://) -> ``ws://host:port/invocations-bidirectional-stream``."""
-    parts = urlsplit(base_url)
-    scheme = _WS_SCHEMES.get(parts.scheme)
-    if scheme is None or not parts.netloc:
-        raise TtsUnreachable(f"not a model server URL: {base_url[:100]!r}")
-    path = parts.path if parts.path not in ("", "/") else SESSION_PATH
-    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+    try:
+        return server_urls(base_url).session
+    except ServerUrlError as err:
+        raise TtsUnreachable(str(err)) from None
 
 
 class WebSocketParts:
@@ -32,24 +29,33 @@ class WebSocketParts:
     def __init__(self, connection: ClientConnection):
         self._connection = connection
 
-    async def send_text(self, text: str) -> None:
+    async def _send(self, message: str | bytes) -> None:
         try:
-            await self._connection.send(text)
+            await self._connection.send(message)  # str -> a TEXT frame, bytes -> a BINARY frame
         except ConnectionClosed as err:
             raise TtsSessionClosed(f"the model server closed the session ({err})") from err
+
+    async def send_text(self, text: str) -> None:
+        await self._send(text)
+
+    async def send_binary(self, data: bytes) -> None:
+        await self._send(data)
 
     async def receive(self) -> bytes | str | None:
         try:
             return await self._connection.recv()
-        except ConnectionClosed:
+        except ConnectionClosedOK:
             return None  # the session decides whether that end came too early
+        except ConnectionClosed as err:  # the server failed (1011), refused the data (1003) or vanished
+            code = err.rcvd.code if err.rcvd else 1006
+            raise TtsSessionClosed(f"the model server closed the session (code {code})") from err
 
     async def aclose(self) -> None:
         await self._connection.close()
 
 
 class WebSocketConnector:
-    """Opens a session on a model server at ``base_url`` (contract A)."""
+    """Opens a session on a model server at ``base_url`` (see :mod:`speech_protocol.urls`)."""
 
     def __init__(self, base_url: str, *, open_timeout_s: float = 10.0):
         self.url = session_url(base_url)
@@ -58,7 +64,11 @@ class WebSocketConnector:
     async def connect(self) -> PartStream:
         try:
             connection = await connect(
-                self.url, open_timeout=self._open_timeout_s, max_size=MAX_FRAME_BYTES, proxy=None
+                self.url,
+                open_timeout=self._open_timeout_s,
+                close_timeout=CLOSE_TIMEOUT_S,
+                max_size=MAX_FRAME_BYTES,
+                proxy=None,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as err:
             raise TtsUnreachable(f"cannot open a session at {self.url}: {err}") from err

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     MAX_FRAME_BYTES,
     MAX_TEXT_CHARS,
     Audio,

@@ -2,7 +2,7 @@
 
 For the failures the real model server cannot be made to produce on cue: closing mid-answer,
 stalling, sending garbage, or holding audio back until the next piece arrives (which proves the
-client pipelines). Frames are encoded with ``kokoro_server.protocol`` like the real server's.
+client pipelines). Frames are encoded with ``speech_protocol.messages`` like the real server's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection, serve
 
-from kokoro_server.protocol import (
+from speech_protocol.messages import (
     Audio,
     End,
     Ready,

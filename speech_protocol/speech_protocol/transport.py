@@ -2,7 +2,7 @@
 
 A transport only moves raw parts: it sends one UTF-8 message and receives whatever bytes the model
 server's frames became on the way (SageMaker may split or merge them). Decoding those parts into
-protocol events happens once, in :mod:`voice_agent.tts_client.session`, for every transport.
+protocol events happens once, in :mod:`speech_protocol.session`, for every transport.
 """
 
 from __future__ import annotations
@@ -73,8 +73,12 @@ class PartStream(Protocol):
     async def send_text(self, text: str) -> None:
         """Send one message as UTF-8 (a TEXT frame, or a ``UTF8`` part on SageMaker)."""
 
+    async def send_binary(self, data: bytes) -> None:
+        """Send one message as a BINARY frame (a part of the SDK's default data type on SageMaker)."""
+
     async def receive(self) -> bytes | str | None:
-        """The next response part, or ``None`` once the stream has ended."""
+        """The next response part, or ``None`` once the stream has ended normally; an abnormal end
+        raises :class:`TtsSessionClosed` with what the transport knows about it."""
 
     async def aclose(self) -> None:
         """Close the stream; never raises."""

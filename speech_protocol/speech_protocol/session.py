@@ -2,7 +2,7 @@
 
 Sending and receiving are independent (the pipeline runs them in two tasks), so the next piece is
 on its way while the previous one is still being synthesised: no send-then-wait. The session
-decodes the server's byte stream with :class:`kokoro_server.protocol.StreamDecoder`, whatever
+decodes the server's byte stream with :class:`speech_protocol.messages.StreamDecoder`, whatever
 boundaries the transport's parts have, and turns every failure into a :class:`TtsError`.
 """
 
@@ -13,20 +13,19 @@ import math
 import random
 from collections.abc import AsyncIterator
 
-from kokoro_server.protocol import (
+from .messages import (
+    SERVER_BUSY,
     Audio,
     Close,
     End,
     Error,
-    SERVER_BUSY,
     Ready,
     Start,
     StreamDecoder,
     Synthesize,
     encode_client_message,
 )
-
-from .base import (
+from .transport import (
     Connector,
     PartStream,
     TtsBusy,
@@ -61,11 +60,16 @@ class TtsSession:
     Entering waits for the server's Ready. A server at capacity answers ``server_busy`` instead: the
     session tries again after a jittered backoff until ``timeout_s`` has passed since it began, then
     raises :class:`TtsBusy`.
+
+    ``binary_frames``: send every message as a BINARY frame, as the SageMaker SDK does unless told
+    otherwise (the CLI's smoke check sends them so, to catch a server that reads TEXT frames only);
+    the agent sends TEXT.
     """
 
-    def __init__(self, connector: Connector, *, timeout_s: float):
+    def __init__(self, connector: Connector, *, timeout_s: float, binary_frames: bool = False):
         self._connector = connector
         self._timeout_s = timeout_s
+        self._binary_frames = binary_frames
         self._stream: PartStream | None = None
         self._ready = False
         self._finishing = False
@@ -140,20 +144,28 @@ class TtsSession:
             raise TtsSessionClosed("the speech session is closed")
         return self._stream
 
-    async def synthesize(self, piece_id: str, text: str, voice: str, speed: float) -> None:
-        """Queue one piece on the server; returns once it is sent, not when it is spoken."""
+    async def _send(self, stream: PartStream, message: Synthesize | Close) -> None:
+        text = encode_client_message(message)
+        if self._binary_frames:
+            await stream.send_binary(text.encode("utf-8"))
+        else:
+            await stream.send_text(text)
+
+    async def synthesize(self, piece_id: str, text: str, voice: str | None, speed: float) -> None:
+        """Queue one piece on the server; returns once it is sent, not when it is spoken.
+        ``voice=None`` means the server's default voice."""
         stream = self._open_stream()
         message = Synthesize(text=text, id=piece_id, voice=voice, speed=speed)
         self._outstanding.add(piece_id)
         self._wake.set()
-        await stream.send_text(encode_client_message(message))
+        await self._send(stream, message)
 
     async def finish(self) -> None:
         """No more pieces: the server speaks what is queued; :meth:`events` ends after the last one."""
         stream = self._open_stream()
         self._finishing = True
         self._wake.set()
-        await stream.send_text(encode_client_message(Close()))
+        await self._send(stream, Close())
 
     def _waiting_for_server(self) -> bool:
         return not self._ready or bool(self._outstanding) or self._finishing
@@ -168,6 +180,10 @@ class TtsSession:
         except TimeoutError:
             waiting = ", ".join(sorted(self._outstanding)) or "the session to start"
             raise TtsTimeout(f"no audio for {self._timeout_s:g} s while waiting for {waiting}") from None
+        except TtsSessionClosed as err:  # the transport saw the close (and knows its code)
+            if err.piece_id is None:
+                err.piece_id = min(self._outstanding, default=None)
+            raise
 
     async def events(self) -> AsyncIterator[SessionEvent]:
         """Start, Audio and End events in arrival order, until every sent piece has ended."""
@@ -187,7 +203,7 @@ class TtsSession:
             part = await self._next_part()
             if part is None:
                 raise TtsSessionClosed(
-                    "the model server closed the session with audio still owed",
+                    "the model server closed the session",
                     piece_id=min(self._outstanding, default=None),
                 )
             for event in self._decode(self._decoder, part):

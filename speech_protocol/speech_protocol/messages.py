@@ -107,13 +107,16 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
     if voice is not None and (not isinstance(voice, str) or not voice.strip()):
         raise ProtocolError("bad_voice", "field 'voice' must be a non-empty string")
     speed = obj.get("speed", 1.0)
-    if speed is None:
-        speed = 1.0
+    return text, voice, parse_speed(1.0 if speed is None else speed)
+
+
+def parse_speed(speed: Any) -> float:
+    """A speaking speed every interface accepts (session, model HTTP, agent request and settings)."""
     if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
         raise ProtocolError("bad_speed", "field 'speed' must be a number")
     if not MIN_SPEED <= speed <= MAX_SPEED:
         raise ProtocolError("bad_speed", f"speed must be between {MIN_SPEED} and {MAX_SPEED}")
-    return text, voice, float(speed)
+    return float(speed)
 
 
 def _parse_id(obj: dict[str, Any]) -> str | None:

@@ -1,0 +1,10 @@
+"""The speech session contract that the model server and every client install (never copy).
+
+* :mod:`speech_protocol.messages`: message and event types, their encoding, the server stream decoder;
+* :mod:`speech_protocol.urls`: a server's HTTP base and session URL, from either form;
+* :mod:`speech_protocol.transport`: the part-stream seam a transport implements, and the client errors;
+* :mod:`speech_protocol.session`: the client session (send pieces, receive audio in order);
+* :mod:`speech_protocol.websocket`: the WebSocket transport (needs the ``websocket`` extra).
+
+Only the last imports anything outside the standard library.
+"""

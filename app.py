@@ -7,21 +7,30 @@ value stops synth with a one-line error naming its key, and exit status 2.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
-import aws_cdk as cdk
+from stacks.project_node import use_project_node
 
-from stacks.deployment import build_app
-from stacks.project_paths import ProjectPaths
-from stacks.settings import CONTEXT_KEYS, SettingsError, parse_settings
+use_project_node(os.environ)  # before aws_cdk starts jsii's node
+
+import aws_cdk as cdk  # noqa: E402
+
+from stacks.deployment import build_app  # noqa: E402
+from stacks.project_paths import ProjectPaths  # noqa: E402
+from stacks.settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent
 
 
 def main() -> int:
     app = cdk.App()
     context = {key.name: app.node.try_get_context(key.name) for key in CONTEXT_KEYS}
     try:
+        own = json.loads((ROOT / "cdk.json").read_text()).get("context", {})
+        check_known_keys(app.node.get_all_context(), own=own)
         settings = parse_settings(
             context,
             # Set by the CDK CLI from AWS_REGION, the profile or its own fallback (007-cdk-cli-environment.md).
@@ -31,7 +40,7 @@ def main() -> int:
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    build_app(app, settings, ProjectPaths(Path(__file__).resolve().parent))
+    build_app(app, settings, ProjectPaths(ROOT))
     app.synth()
     return 0
 

@@ -12,6 +12,13 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv with $PY"
   "$PY" -m venv .venv
 fi
+# A venv's pip is the one its Python shipped (3.11.7: pip 23.2.1), too old to resolve the agent's
+# arm64/cp312 bundle at synth (docs/decisions/020-bundling-pip.md).
+PIP_PIN=26.3
+if [ "$(.venv/bin/python -m pip --version | cut -d' ' -f2)" != "$PIP_PIN" ]; then
+  echo "==> installing pip $PIP_PIN into .venv"
+  .venv/bin/python -m pip install -q "pip==$PIP_PIN"
+fi
 # torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
 # "torch" requirement pulls a multi-GB CUDA build.
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
@@ -25,7 +32,9 @@ echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
 
 if [ -f package.json ]; then
-  echo "==> installing the pinned CDK CLI (node_modules/.bin/cdk)"
+  # Also a supported Node.js (npm package `node`, pinned) for jsii and the CDK CLI, whatever the
+  # machine's own node is (docs/decisions/021-supported-node.md).
+  echo "==> installing the pinned CDK CLI and Node.js (node_modules/.bin/cdk, node_modules/.bin/node)"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from voice_agent.app import create_app
+from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 from voice_agent.settings import SettingsError, settings_from_env
 
 AGENTCORE_PORT = 8080
@@ -17,7 +17,8 @@ def main() -> None:
     except SettingsError as err:
         sys.exit(f"configuration error: {err}")
     # AgentCore's contract is 0.0.0.0:8080; app.run() would pick 127.0.0.1 outside Docker.
-    create_app(settings).run(port=AGENTCORE_PORT, host="0.0.0.0")  # nosec B104
+    app = create_app(settings)
+    app.run(port=AGENTCORE_PORT, host="0.0.0.0", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # nosec B104
 
 
 if __name__ == "__main__":

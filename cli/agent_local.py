@@ -129,7 +129,7 @@ def local(
     port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer."""
-    from voice_agent.app import create_app
+    from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
@@ -142,7 +142,7 @@ def local(
             console.step(f"agent on http://{host}:{port}/invocations (model server {model_url}); Ctrl-C stops")
             import uvicorn
 
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
             return
         agent_url = stack.enter_context(agent_server_thread(app))
         console.step(f"asking the agent ({settings.llm.provider} LLM, model server {model_url})")

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import httpx
 import uvicorn
 
+from cli import child_processes
 from cli.errors import CommandFailed
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
@@ -61,14 +62,13 @@ def model_server_child(
     # The server's log goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and
     # would freeze a long-running server. Its tail explains a failed start.
     log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while not _ping_ok(f"{url}/ping"):
             if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
+                child_processes.stop(proc, grace_s=0)
                 log.seek(0)
                 tail = log.read().strip().splitlines()[-10:]
                 raise CommandFailed(
@@ -79,11 +79,7 @@ def model_server_child(
             time.sleep(0.25)
         yield url, proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        child_processes.stop(proc, grace_s=15)
         log.close()
 
 

@@ -8,6 +8,7 @@ server. Every botocore failure becomes a typed error with AWS's own reason in th
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -23,6 +24,7 @@ CREDENTIALS_FIX = (
     "configure credentials: `aws configure`, `aws sso login --profile NAME` then --profile NAME, "
     "or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (in CI: the CI's OIDC role)"
 )
+REGION_FIX = "pass --region REGION (before the subcommand), or set AWS_REGION"
 # Control-plane calls answer in well under a second; a synthesis request may take tens of seconds.
 _CONTROL = Config(connect_timeout=5, read_timeout=30, retries={"max_attempts": 2, "mode": "standard"})
 _INVOKE = Config(connect_timeout=5, read_timeout=120, retries={"max_attempts": 1, "mode": "standard"})
@@ -84,16 +86,28 @@ def _translated(call: str) -> Iterator[None]:
         raise AwsCallFailed(f"{call}: {_reason(err)}") from err
 
 
-class Boto3Aws:
-    """:class:`AwsApi` over one boto3 session (profile and region resolved once, at construction)."""
+def env_region(env: Mapping[str, str]) -> str | None:
+    """The region the environment names, in the CDK CLI's order: boto3 alone ignores ``AWS_REGION``."""
+    return env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
 
-    def __init__(self, region: str | None = None, profile: str | None = None):
+
+class Boto3Aws:
+    """:class:`AwsApi` over one boto3 session (profile and region resolved once, at construction).
+
+    The region is ``region``, else the environment's (:func:`env_region`), else the profile's. Without
+    one, the credentials are checked too, so that a user missing both learns both at once.
+    """
+
+    def __init__(self, region: str | None = None, profile: str | None = None, env: Mapping[str, str] = os.environ):
         try:
-            self._session = boto3.Session(profile_name=profile, region_name=region)
+            self._session = boto3.Session(profile_name=profile, region_name=region or env_region(env))
         except ProfileNotFound as err:
             raise PrerequisiteMissing(f"AWS profile {profile!r} not found", fix=CREDENTIALS_FIX) from err
         if not self._session.region_name:
-            raise PrerequisiteMissing("no AWS region configured", fix="pass --region or set AWS_REGION")
+            if self._session.get_credentials() is None:
+                raise PrerequisiteMissing("no AWS region configured and no AWS credentials found",
+                                          fix=f"{REGION_FIX}; and {CREDENTIALS_FIX}")
+            raise PrerequisiteMissing("no AWS region configured", fix=REGION_FIX)
         self.region: str = self._session.region_name
 
     def _client(self, service: str, config: Config = _CONTROL):

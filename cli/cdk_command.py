@@ -19,9 +19,6 @@ OUTPUT_DIR = "cdk.out"
 # assets (the model CLI would pip-install the agent's arm64 bundle just to synth the endpoint).
 EXCLUSIVELY = "--exclusively"
 
-# The jsii runtime warns on every run that Node 20 is past end of life (007-cdk-cli-environment.md): noise in CI logs.
-_QUIET_NODE = {"JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
-
 
 @dataclass(frozen=True)
 class CdkCall:
@@ -51,7 +48,7 @@ class CdkTarget:
 
     def env(self, offline: bool = False) -> dict[str, str]:
         """``AWS_REGION``, not ``CDK_DEFAULT_REGION``: the CLI overwrites the latter (007-cdk-cli-environment.md)."""
-        env = dict(_QUIET_NODE)
+        env: dict[str, str] = {}
         if self.region:
             env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = self.region
         if offline:

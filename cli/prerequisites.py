@@ -34,7 +34,7 @@ def check_cdk(cdk_bin: str) -> Finding:
     if not (os.path.isfile(cdk_bin) and os.access(cdk_bin, os.X_OK)) and shutil.which(cdk_bin) is None:
         return Finding("cdk", False, f"CDK CLI not found at {cdk_bin}", fix)
     if shutil.which("node") is None:
-        return Finding("cdk", False, "Node.js (node) is not on PATH", "install Node.js 20 or newer")
+        return Finding("cdk", False, "Node.js (node) is not on PATH", "install Node.js 22 or 24 (its npm runs ./setup.sh)")
     return Finding("cdk", True, cdk_bin)
 
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from cli.aws_api import env_region
 from cli.cdk_command import CdkTarget
 from cli.errors import UsageError
 from cli.options import flag_for
@@ -73,9 +74,10 @@ def build_run_options(
     """Validate the options the user gave (``given``: context key -> value or ``None``)."""
     context = {k: _checked_text(flag_for(k), str(v)) for k, v in given.items() if v is not None}
     try:
-        settings = parse_settings(context, fallback_region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"))
+        settings = parse_settings(context, fallback_region=env_region(env))
     except SettingsError as err:
-        raise UsageError(f"{flag_for(err.key)}: {err}") from None
+        flag = flag_for(err.key)
+        raise UsageError(f"{flag}: {err.problem}", fix=f"pass {flag} VALUE before the subcommand") from None
     terminal = sys.stdin.isatty() if stdin_is_terminal is None else stdin_is_terminal
     return RunOptions(
         context=context,

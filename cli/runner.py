@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cli import child_processes
 from cli.cdk_command import CdkCall
 from cli.errors import CommandFailed, PrerequisiteMissing
 
@@ -36,7 +37,7 @@ def failure_lines(tail: tuple[str, ...], limit: int = 12) -> tuple[str, ...]:
 def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
     """Run ``call`` to completion; stdout and stderr are merged, line by line, into ``on_line``."""
     try:
-        child = subprocess.Popen(
+        child = child_processes.start(
             call.argv,
             cwd=call.cwd,
             env={**os.environ, **call.env},
@@ -59,9 +60,8 @@ def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
             tail.append(line)
             on_line(line)
         child.wait()
-    except BaseException:  # Ctrl-C or a failing on_line: never leave cdk running on its own
-        child.terminate()
-        child.wait()
+    except BaseException:  # Ctrl-C, SIGTERM or a failing on_line: never leave cdk's tree running
+        child_processes.stop(child)
         raise
     return RunResult(child.returncode, tuple(tail))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from cli import deploy_steps
+from cli import child_processes, deploy_steps
 from cli.aws_api import AwsApi, Boto3Aws
 from cli.cdk_command import OUTPUT_DIR, PROJECT_ROOT
 from cli.console import Console
@@ -58,6 +58,7 @@ def start(
     A given ``out_dir`` is made absolute against the user's working directory (cdk runs in the
     project root); by default the assembly goes to the project's own ``cdk.out``.
     """
+    child_processes.end_children_with_parent()
     assembly = str(Path(out_dir).resolve()) if out_dir else str(PROJECT_ROOT / OUTPUT_DIR)
     try:
         state = CliState(run=parse(), console=console, out_dir=assembly)

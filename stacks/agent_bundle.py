@@ -4,41 +4,28 @@ pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one
 CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
 bundle holds the versions the tests ran. The same pip run installs the shared ``speech_protocol``
 package from its folder (pure Python, built here); the agent's sources go on top.
+
+The pip command itself, and which pip can run it, are in :mod:`stacks.bundling_pip`.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import jsii
 from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
 
+from stacks.bundling_pip import BundlingError, check_pip, pip_install_command
 from stacks.project_paths import ProjectPaths
 
 ENTRYPOINT = "main.py"
-TARGET_PLATFORM = ("--platform", "manylinux2014_aarch64", "--implementation", "cp", "--python-version", "3.12")
 # BundlingOptions requires an image; it is never run, because AgentBundler either bundles or raises.
 UNUSED_BUNDLING_IMAGE = DockerImage.from_registry("public.ecr.aws/sam/build-python3.12")
-_SKIPPED_SOURCES = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "requirements.txt")
-
-
-class BundlingError(RuntimeError):
-    """The agent cannot be bundled; the message says which file or which pip step failed."""
-
-
-def pip_install_command(
-    requirements: Path, target: Path, constraints: Path | None, local_packages: tuple[Path, ...] = ()
-) -> list[str]:
-    """``local_packages`` are project folders (pure Python): built here with this environment's
-    setuptools (``--no-build-isolation``, so a ``--no-index`` requirements file still works)."""
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
-    command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
-    if local_packages:
-        command += ["--no-build-isolation", *(str(folder) for folder in local_packages)]
-    return command + (["-c", str(constraints)] if constraints else [])
+_SKIPPED_SOURCES = shutil.ignore_patterns(
+    "__pycache__", "*.pyc", "*.egg-info", "requirements.txt", "Dockerfile", "*.dockerignore"
+)
 
 
 def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
@@ -47,6 +34,7 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
     for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_package / "pyproject.toml"):
         if not required.is_file():
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
+    check_pip()
     constraints = paths.root / "constraints.txt"
     command = pip_install_command(
         requirements, output_dir, constraints if constraints.is_file() else None, (paths.protocol_package,)

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from stacks.bedrock_model import BedrockModel, parse_bedrock_model
 from stacks.ecr_image import EcrImage, parse_ecr_image
+from stacks.instance_types import instance_type_problem
 
 T = TypeVar("T", bound=str)
 
@@ -21,7 +22,6 @@ _ACCOUNT = re.compile(r"^\d{12}$")
 _STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")  # CloudFormation
 _ENDPOINT_NAME = re.compile(r"^[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,62}$")  # SageMaker
 _RUNTIME_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}$")  # AgentCore: no hyphen (003-agentcore-runtime.md)
-_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
 _VOICE = re.compile(r"^[a-z][a-z]_[a-z]+$")  # Kokoro: language + gender letter, "_", name
 _MAX_VALUE_CHARS = 256
 
@@ -29,10 +29,11 @@ _MAX_VALUE_CHARS = 256
 class SettingsError(ValueError):
     """A context value is invalid; ``key`` is the context key, so the user knows what to change."""
 
-    def __init__(self, key: str, problem: str, value: object = None):
+    def __init__(self, key: str, problem: str, value: object = None, hint_key: str | None = None):
         shown = "" if value is None else f", got {str(value)[:80]!r}"
-        super().__init__(f"context key '{key}': {problem}{shown} (set it with -c {key}=...)")
         self.key = key
+        self.problem = f"{problem}{shown}"  # without the cdk hint: the CLIs name their own option instead
+        super().__init__(f"context key '{key}': {self.problem} (set it with `cdk ... -c {hint_key or key}=VALUE`)")
 
 
 class Reader:
@@ -78,7 +79,11 @@ class Reader:
         return self._matching(key, _RUNTIME_NAME, "an AgentCore runtime name: a letter, then letters, digits, '_'")
 
     def instance_type(self, key: str) -> str:
-        return self._matching(key, _INSTANCE_TYPE, "a SageMaker instance type such as ml.g5.xlarge")
+        value = self.raw(key) or ""
+        problem = instance_type_problem(value)
+        if problem:
+            raise SettingsError(key, problem, value)
+        return value
 
     def voice(self, key: str) -> str:
         return self._matching(key, _VOICE, "a Kokoro voice name such as af_heart")

@@ -7,7 +7,8 @@ environment. A bad value fails at synth with a :class:`SettingsError` naming its
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -74,6 +75,22 @@ class DeploySettings:
     runtime_name: str
 
 
+def check_known_keys(keys: Iterable[str], own: Collection[str] = ()) -> None:
+    """Refuse a context key this app does not read (a typo would be silently ignored), naming the closest.
+
+    CDK's own keys (``aws:cdk:...``, ``@aws-cdk/...`` feature flags, lookup caches such as
+    ``availability-zones:account=...``: all hold ``:`` or start with ``@``) and ``own`` (cdk.json's
+    context entries) are not ours to judge.
+    """
+    valid = [key.name for key in CONTEXT_KEYS]
+    for key in keys:
+        if key in valid or key in own or ":" in key or key.startswith("@"):
+            continue
+        close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+        guess = f"; did you mean '{close[0]}'?" if close else f"; valid keys: {', '.join(valid)}"
+        raise SettingsError(key, f"is not a setting of this app{guess}", hint_key=close[0] if close else None)
+
+
 def parse_settings(
     context: Mapping[str, object], *, fallback_region: str | None = None, fallback_account: str | None = None
 ) -> DeploySettings:
@@ -111,5 +128,5 @@ def parse_settings(
 
 __all__ = [
     "AGENT_ARTIFACTS", "CONTEXT_DEFAULTS", "CONTEXT_KEYS", "ENGINES", "ContextKey", "DeploySettings",
-    "SettingsError", "parse_settings",
+    "SettingsError", "check_known_keys", "parse_settings",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -70,15 +71,20 @@ def normalise(text: str) -> list[str]:
     return [word.strip("'") for word in text.split() if word.strip("'")]
 
 
+def edit_distance(reference: Sequence, hypothesis: Sequence) -> int:
+    """Levenshtein distance between two sequences (of words, or of characters)."""
+    previous = list(range(len(hypothesis) + 1))
+    for i, item in enumerate(reference, 1):
+        current = [i]
+        for j, heard in enumerate(hypothesis, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (item != heard)))
+        previous = current
+    return previous[-1]
+
+
 def wer(reference: str, hypothesis: str) -> float:
     """Word error rate: word-level edit distance over the reference's length."""
     ref, hyp = normalise(reference), normalise(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
-    previous = list(range(len(hyp) + 1))
-    for i, word in enumerate(ref, 1):
-        current = [i]
-        for j, heard in enumerate(hyp, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (word != heard)))
-        previous = current
-    return previous[-1] / len(ref)
+    return edit_distance(ref, hyp) / len(ref)

@@ -3,6 +3,9 @@
 Configuration arrives as an :class:`AgentSettings` object (parsed once in ``agent/main.py`` or by
 the local CLI); the connector and the agent factory can be handed in, which is how tests and the
 local CLI aim the same app at a local model server or a scripted LLM.
+
+Every failure reaches the caller as one typed ``error`` event: anything unforeseen becomes
+``internal_error`` here, because the AgentCore app would otherwise stream an event without a ``type``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from strands import Agent
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import Connector
 
-from .body_limit import BodyLimit
+from .body_limit import BodyLimit, JsonBody
 from .conversations import Conversations
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup
@@ -28,6 +31,10 @@ from .segmenter import Segmenter
 from .settings import AgentSettings
 from .tts_client import connector_for
 
+# After SIGTERM, answers still streaming get this long before uvicorn cancels them (closing their LLM
+# stream and speech session): AgentCore and a terminal's Ctrl-C both expect an end within seconds.
+SHUTDOWN_GRACE_S = 2.0
+
 
 def create_app(
     settings: AgentSettings,
@@ -36,7 +43,7 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(HangupSignal)])
+    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(JsonBody), Middleware(HangupSignal)])
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 
@@ -48,10 +55,13 @@ def create_app(
             yield to_wire(error_event(err))
             return
         voice = Voice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
-        deltas = text_deltas(conversations.agent_for(request.session), request.prompt)
-        session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
-        answer = speak_answer(deltas, session, new_segmenter(), voice)
-        async for event in until_hangup(answer, hangup_flag(context.request)):
-            yield to_wire(event)
+        try:
+            with conversations.turn(request.session) as agent:
+                session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+                answer = speak_answer(text_deltas(agent, request.prompt), session, new_segmenter(), voice)
+                async for event in until_hangup(answer, hangup_flag(context.request)):
+                    yield to_wire(event)
+        except Exception as err:  # noqa: BLE001 - typed for the caller; CancelledError (hang-up) passes
+            yield to_wire(error_event(err))
 
     return app

@@ -1,7 +1,10 @@
-"""Refuse request bodies over a limit before they are read into memory.
+"""Refuse request bodies over a limit before they are read into memory, and bodies that are not JSON.
 
 ``BedrockAgentCoreApp`` reads the whole body with ``request.json()``; a valid payload is a prompt of
-at most a few kilobytes (see :mod:`voice_agent.request`), so anything near this limit is hostile.
+at most a few kilobytes (see :mod:`voice_agent.request`), so anything near this limit is hostile. It
+catches only ``JSONDecodeError`` there: deep nesting (RecursionError) or a number past Python's
+4,300-digit limit (ValueError) would be a plain-text 500, so :class:`JsonBody` parses first and answers
+those with the same typed 400 ``bad_json`` as any other malformed body.
 """
 
 from __future__ import annotations
@@ -48,7 +51,48 @@ class BodyLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"error": {"code": "payload_too_large", "message": f"body over {self.limit} bytes"}})
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": body.encode()})
+        await refuse(send, 413, "payload_too_large", f"body over {self.limit} bytes")
+
+
+class JsonBody:
+    """Pure ASGI middleware (inside :class:`BodyLimit`): a POST body must parse as JSON, else 400."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the caller left before sending the whole body
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            json.loads(body)
+        except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+            problem = "nested too deeply" if isinstance(err, RecursionError) else str(err)[:200]
+            await refuse(send, 400, "bad_json", f"the body is not valid JSON: {problem}")
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # later reads watch for the caller hanging up
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def refuse(send: Send, status: int, code: str, message: str) -> None:
+    """The agent's typed HTTP error, ``{"error": {"code", "message"}}``, for refusals before any work."""
+    body = json.dumps({"error": {"code": code, "message": message}})
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body.encode()})

@@ -79,12 +79,13 @@ class SpeechRuntime:
         synth = self._synth()
         synth.voices.get(voice or synth.default_voice)
 
-    async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock) -> list[Chunk]:
+    async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *,
+                   normalize: bool = True) -> list[Chunk]:
         synth = self._synth()
 
         def plan() -> list[Chunk]:
             with self._g2p_lock:
-                return synth.plan(text, voice, speed)
+                return synth.plan(text, voice, speed, normalize=normalize)
 
         return await self.scheduler.run(plan, clock)
 

@@ -27,6 +27,7 @@ from speech_protocol.messages import (
     SESSION_PATH,
     ProtocolError,
     encode_event,
+    validate_normalize,
     validate_synthesis_fields,
 )
 
@@ -74,11 +75,12 @@ async def invocations(request: Request) -> Response:
     try:
         payload = await _read_json(request)
         text, voice, speed = validate_synthesis_fields(payload)
+        normalize = validate_normalize(payload)
         fmt = payload.get("format", "wav")
         if fmt not in MEDIA_TYPES:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
         clock = PlaybackClock()
-        chunks = await runtime.plan(text, voice, speed, clock)
+        chunks = await runtime.plan(text, voice, speed, clock, normalize=normalize)
         ticket = runtime.admission.admit()  # last: a request refused for its content holds no share
     except (RequestError, ProtocolError, NotReady, ServerBusy, ValueError) as exc:
         status, body, headers = http_error_body(exc)

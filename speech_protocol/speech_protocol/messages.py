@@ -14,8 +14,9 @@ concatenated into one byte stream:
 Client to server: every frame (TEXT or BINARY alike: the SageMaker SDK sends BINARY unless told
 ``DataType="UTF8"``) holds one or more JSON objects separated by newlines:
 
-* ``{"type": "synthesize", "id"?: str, "text": str, "voice"?: str, "speed"?: float}``
-  (a bare ``{"text": ...}`` means the same);
+* ``{"type": "synthesize", "id"?: str, "text": str, "voice"?: str, "speed"?: float, "normalize"?: bool}``
+  (a bare ``{"text": ...}`` means the same; ``"normalize": false`` speaks the text as written, without
+  reading "$3.50" or "2026-11-30" as words);
 * ``{"type": "cancel", "id"?: str}``: drop that utterance (or every queued one), stop its audio;
 * ``{"type": "close"}``: finish what is queued, then the server closes the session.
 
@@ -40,7 +41,6 @@ capacity answers a new session with ``{"type": "error", "code": "server_busy", "
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
@@ -73,6 +73,7 @@ class Synthesize:
     id: str | None = None
     voice: str | None = None
     speed: float = 1.0
+    normalize: bool = True
     type: str = "synthesize"
 
 
@@ -112,11 +113,20 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
 
 def parse_speed(speed: Any) -> float:
     """A speaking speed every interface accepts (session, model HTTP, agent request and settings)."""
-    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed):
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)):
         raise ProtocolError("bad_speed", "field 'speed' must be a number")
+    # compared before any float(): a 400-digit integer would overflow it; nan and inf fail the range
     if not MIN_SPEED <= speed <= MAX_SPEED:
         raise ProtocolError("bad_speed", f"speed must be between {MIN_SPEED} and {MAX_SPEED}")
     return float(speed)
+
+
+def validate_normalize(obj: dict[str, Any]) -> bool:
+    """The optional ``normalize`` flag of a request (session or HTTP): true unless sent as false."""
+    flag = obj.get("normalize", True)
+    if not isinstance(flag, bool):
+        raise ProtocolError("bad_normalize", "field 'normalize' must be true or false")
+    return flag
 
 
 def _parse_id(obj: dict[str, Any]) -> str | None:
@@ -142,10 +152,11 @@ def parse_client_message(obj: Any) -> ClientMessage:
     if kind == "synthesize":
         try:
             text, voice, speed = validate_synthesis_fields(obj)
+            normalize = validate_normalize(obj)
         except ProtocolError as err:
             err.id = mid
             raise
-        return Synthesize(text=text, id=mid, voice=voice, speed=speed)
+        return Synthesize(text=text, id=mid, voice=voice, speed=speed, normalize=normalize)
     if kind == "cancel":
         return Cancel(id=mid)
     if kind == "close":

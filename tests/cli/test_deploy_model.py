@@ -32,13 +32,13 @@ def assert_clean_failure(result: subprocess.CompletedProcess, code: int, *phrase
 def test_dry_run_prints_exactly_the_commands(tmp_path):
     result = deploy_model("--region", "eu-west-1", "--engine", "onnx", "--out-dir", str(tmp_path), "--dry-run")
     assert result.returncode == 0, result.stderr
-    cd, env = f"cd {PROJECT_ROOT} && ", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"
+    cd = f"cd {PROJECT_ROOT} && "
     region = "AWS_DEFAULT_REGION=eu-west-1"
     context = "-c engine=onnx -c region=eu-west-1"
     assert result.stdout.splitlines() == [
-        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {env} {PINNED_CDK} synth "
+        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {PINNED_CDK} synth "
         f"KokoroTtsModel --exclusively {context} --output {tmp_path} --quiet",
-        f"{cd}{region} AWS_REGION=eu-west-1 {env} {PINNED_CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
+        f"{cd}{region} AWS_REGION=eu-west-1 {PINNED_CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
         f"{context} "
         f"--outputs-file {tmp_path}/outputs.json --require-approval never --progress events",
     ]

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from stack_synth import REPO_ROOT, synthesize
-from stacks.agent_bundle import BundlingError, bundle_agent, pip_install_command
+from stacks.agent_bundle import BundlingError, bundle_agent
+from stacks.bundling_pip import check_pip, pip_install_command
 from stacks.project_paths import ProjectPaths
 
 REAL_PACKAGE = REPO_ROOT / "speech_protocol"
@@ -107,3 +111,26 @@ def test_cdk_runs_the_bundler_and_stages_its_output(project: ProjectPaths, tmp_p
     staged = build.outdir / code["source"]["path"]
     assert (staged / "main.py").is_file() and (staged / "armdep" / "__init__.py").is_file()
     assert (staged / "speech_protocol" / "messages.py").is_file()
+
+
+def test_a_pip_too_old_for_another_python_is_refused_with_the_command_that_fixes_it():
+    with pytest.raises(BundlingError) as caught:
+        check_pip("23.2.1")
+    assert "pip 23.2.1" in str(caught.value) and "-m pip install 'pip>=26.0'" in str(caught.value)
+    check_pip("26.3")
+
+
+def test_following_the_old_pip_hint_literally_gives_a_pip_that_passes(tmp_path: Path):
+    """A fresh venv (pip as its Python shipped it), then exactly the command the error names."""
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    python = tmp_path / "venv" / "bin" / "python"
+    probe = "from stacks.bundling_pip import check_pip; check_pip()"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    old = subprocess.run([str(python), "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    if old.returncode == 0:
+        pytest.skip("this Python already ships a pip that resolves for 3.12")
+    hint = old.stderr.split("install pip >= 26.0 with: ")[1].split(" (./setup.sh")[0]
+    subprocess.run(hint, shell=True, env=env, check=True, capture_output=True, timeout=300)
+    version = subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True, text=True, check=True)
+    check_pip(version.stdout.split()[1])
+

@@ -28,7 +28,6 @@ def run_cdk(*args: str, outdir: Path) -> subprocess.CompletedProcess[str]:
         "AWS_EC2_METADATA_DISABLED": "true",
         "AWS_CONFIG_FILE": str(outdir / "no-config"),
         "AWS_SHARED_CREDENTIALS_FILE": str(outdir / "no-credentials"),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
     command = [str(CDK), "synth", *args, "--output", str(outdir), "--quiet"]
     return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
@@ -74,3 +73,13 @@ def test_a_bad_setting_stops_synth_with_its_key_and_no_traceback(tmp_path: Path,
     assert result.returncode != 0
     assert f"error: context key '{key}': " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_misspelled_key_stops_synth_and_its_hint_followed_literally_works(tmp_path: Path):
+    wrong = run_cdk("KokoroTtsModel", "--exclusively", "-c", "instance_typ=ml.m5.xlarge", outdir=tmp_path / "a")
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
+    assert "context key 'instance_typ': is not a setting of this app; did you mean 'instance_type'?" in wrong.stderr
+    hinted = wrong.stderr.split("`cdk ... -c ")[1].split("=VALUE`")[0]
+    right = run_cdk("KokoroTtsModel", "--exclusively", "-c", f"{hinted}=ml.m5.xlarge", outdir=tmp_path / "b")
+    assert right.returncode == 0, right.stderr
+    assert '"InstanceType": "ml.m5.xlarge"' in (tmp_path / "b" / "KokoroTtsModel.template.json").read_text()

@@ -70,8 +70,8 @@ def test_empty_values_mean_the_default():
         ("agent_stack_name", "Agent_Stack", "stack name"),
         ("endpoint_name", "kokoro_tts", "SageMaker endpoint name"),
         ("endpoint_name", "k" * 64, "SageMaker endpoint name"),
-        ("instance_type", "g5.xlarge", "SageMaker instance type"),
-        ("instance_type", "ml.g5.xlarge; rm -rf /", "SageMaker instance type"),
+        ("instance_type", "g5.xlarge", "SageMaker real-time instance type"),
+        ("instance_type", "ml.g5.xlarge; rm -rf /", "SageMaker real-time instance type"),
         ("instance_count", "abc", "integer between 1 and 2"),
         ("instance_count", "0", "integer between 1 and 2"),
         ("instance_count", "3", "integer between 1 and 2"),
@@ -98,7 +98,7 @@ def test_each_bad_value_names_its_key(key: str, value: str, expected: str):
         parse_settings({key: value})
     assert caught.value.key == key
     assert str(caught.value).startswith(f"context key '{key}': ")
-    assert f"-c {key}=" in str(caught.value)
+    assert f"`cdk ... -c {key}=VALUE`" in str(caught.value)
 
 
 def test_bounds_are_checked_against_each_other():

@@ -14,7 +14,7 @@ import numpy as np
 
 from kokoro_server.audio import trim_silence
 from kokoro_server.engine.backend import Backend
-from kokoro_server.engine.normalize import normalize
+from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
 
@@ -46,9 +46,10 @@ class Synthesizer:
         self.trim = trim
         voices.get(default_voice)  # fail at start-up, not on the first request
 
-    def plan(self, text: str, voice: str | None, speed: float) -> list[Chunk]:
+    def plan(self, text: str, voice: str | None, speed: float, *, normalize: bool = True) -> list[Chunk]:
+        """``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty")."""
         style = self.voices.get(voice or self.default_voice)
-        spoken = normalize(text)
+        spoken = normalize_text(text, enabled=normalize)
         phonemes = self.phonemizer.phonemize(spoken.spoken, style.lang)
         # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
         chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes) if any(c.isalpha() for c in ps)]

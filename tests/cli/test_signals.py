@@ -1,0 +1,113 @@
+"""Signals to a real CLI process: everything it started ends with it, and an answer in flight is cut short.
+
+The CLIs run as installed console scripts; their process trees are read from ``/proc`` just before the
+signal, then every process of that tree must be gone once the CLI has exited.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import env_without_aws
+from servers import free_port
+
+BIN = Path(sys.executable).parent
+IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
+pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads process trees from /proc")
+
+
+def descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found |= {child, *descendants(child)}
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def start_cli(tmp_path: Path, *argv: str) -> subprocess.Popen:
+    log = (tmp_path / "cli.log").open("w")
+    return subprocess.Popen([str(BIN / argv[0]), *argv[1:]], env=env_without_aws(AWS_REGION="eu-west-1"),
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+
+
+def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_flight(tmp_path: Path):
+    port = free_port()
+    cli = start_cli(tmp_path, "deploy-agent", "local", "--port", str(port), "--tokens-per-s", "2",
+                    "--reply", "This answer is long on purpose. " * 20)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(f"{url}/ping"), 240, "the agent and its model server")
+        tree = descendants(cli.pid)
+        assert tree, "deploy-agent local started a model server"
+        streamed: list[str] = []
+        asking = threading.Thread(target=_ask, args=(url, streamed), daemon=True)
+        asking.start()
+        wait_for(lambda: streamed, 60, "the answer to start")
+        cli.send_signal(signal.SIGTERM)
+        cli.wait(timeout=40)  # the answer alone would take minutes at 2 words per second
+        asking.join(timeout=10)
+        assert cli.returncode == 0, (tmp_path / "cli.log").read_text()  # a server asked to stop, stopped
+        assert not [pid for pid in tree if alive(pid)]
+        assert not _answers(f"{url}/ping")
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+
+
+def test_sigint_to_the_pid_of_deploy_model_synth_alone_ends_the_cdk_tree(tmp_path: Path):
+    cli = start_cli(tmp_path, "deploy-model", "--image-uri", IMAGE, "--out-dir", str(tmp_path / "out"), "synth")
+    try:
+        # cdk -> the CDK app (Python) -> jsii's node: wait until the tree is that deep
+        wait_for(lambda: len(descendants(cli.pid)) >= 3, 120, "cdk, the app and jsii")
+        tree = descendants(cli.pid)
+        os.kill(cli.pid, signal.SIGINT)  # the CLI's PID only, not its process group
+        cli.wait(timeout=60)
+        assert cli.returncode == 130, (tmp_path / "cli.log").read_text()
+        wait_for(lambda: not [pid for pid in tree if alive(pid)], 15, "the cdk tree to end")
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _ask(url: str, streamed: list[str]) -> None:
+    try:
+        with httpx.stream("POST", f"{url}/invocations", json={"prompt": "Talk to me."}, timeout=120) as reply:
+            for line in reply.iter_lines():
+                streamed.append(line)
+    except httpx.HTTPError:
+        streamed.append("disconnected")

@@ -25,7 +25,7 @@ from cli.errors import CommandFailed
 
 from .errors import BenchError
 
-READY_TIMEOUT_S = 300.0  # model load and warm-up; minutes on a busy 2-core machine
+READY_TIMEOUT_S = 600.0  # model load and warm-up: up to 10 minutes on a saturated 2-core machine
 READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the session
 
 

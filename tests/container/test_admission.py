@@ -12,18 +12,9 @@ import pytest
 import websockets
 
 from bench.timeline import AudioArrival, play
-from speech_protocol.messages import (
-    SERVER_BUSY,
-    Audio,
-    Close,
-    End,
-    Error,
-    Ready,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
-)
 from servers import SERVER_START_S, model_server_process
+from speech_protocol.messages import SERVER_BUSY, Audio, Close, End, Error, Ready, StreamDecoder, Synthesize
+from speech_protocol.messages import encode_client_message
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsBusy
 from speech_protocol.websocket import WebSocketConnector, session_url

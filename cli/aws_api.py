@@ -185,3 +185,22 @@ def failure_reasons(events: list[Mapping]) -> list[str]:
         if status.endswith("_FAILED") and "cancelled" not in reason.lower():
             failures.append(f"{event.get('LogicalResourceId')} ({event.get('ResourceType')}): {reason}")
     return failures[::-1]
+
+
+class RuntimeAt:
+    """``InvokeEndpoint`` against a SageMaker runtime at ``endpoint_url`` (e.g. the local emulator).
+
+    Only what ``deploy-model smoke --endpoint-url`` needs: no CloudFormation, no control plane. boto3
+    trusts a private CA through ``AWS_CA_BUNDLE``.
+    """
+
+    def __init__(self, endpoint_url: str, region: str):
+        self.region = region
+        self._runtime = boto3.client("sagemaker-runtime", region_name=region, endpoint_url=endpoint_url, config=_INVOKE)
+
+    def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes:
+        with _translated(f"InvokeEndpoint {name}"):
+            reply = self._runtime.invoke_endpoint(
+                EndpointName=name, Body=body, ContentType="application/json", Accept=accept
+            )
+            return reply["Body"].read()

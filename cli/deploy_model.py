@@ -90,11 +90,14 @@ def smoke(
     ctx: typer.Context,
     url: Annotated[Optional[str], typer.Option(help="A model server URL (e.g. http://127.0.0.1:8080) "
                                                     "instead of the deployed endpoint.")] = None,
+    endpoint_url: Annotated[Optional[str], typer.Option(
+        help="A SageMaker runtime URL instead of AWS's, e.g. the local emulator "
+             "(python -m devtools.sagemaker_emulator); the endpoint is --endpoint-name.")] = None,
 ) -> None:
     """Verify both paths: /invocations and a bidirectional session sent as a BINARY frame."""
     state = state_of(ctx)
     with state.console.reporting_errors():
-        model_flow.smoke(state.run, state.console, state.connect, url)
+        model_flow.smoke(state.run, state.console, state.connect, url, endpoint_url)
 
 
 @app.command()

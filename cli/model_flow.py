@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cli import cdk_command, deploy_steps
-from cli.aws_api import AwsApi
+from cli.aws_api import AwsApi, RuntimeAt
 from cli.console import Console
 from cli.model_smoke import smoke_endpoint, smoke_url
 from cli.run_options import RunOptions
@@ -91,11 +91,22 @@ def outputs(run: RunOptions, console: Console, connect: Connect) -> None:
     console.result(result, rows=rows, title="deployed now")
 
 
-def smoke(run: RunOptions, console: Console, connect: Connect, url: str | None) -> None:
-    """Against ``url`` when given (a local server), else the deployed endpoint of the model stack."""
+def smoke(
+    run: RunOptions, console: Console, connect: Connect, url: str | None, endpoint_url: str | None = None
+) -> None:
+    """Against ``url`` when given (a local server); else the endpoint, on AWS or at ``endpoint_url``.
+
+    With ``endpoint_url`` (a SageMaker runtime stand-in such as ``devtools.sagemaker_emulator``) the
+    endpoint is the configured ``--endpoint-name``: no stack is looked up.
+    """
     if url:
         console.step(f"smoke: {url}")
         console.smoke(smoke_url(url, run.settings.voice))
+        return
+    if endpoint_url:
+        endpoint, region = run.settings.endpoint_name, run.settings.region
+        console.step(f"smoke: endpoint {endpoint} at {endpoint_url}")
+        console.smoke(smoke_endpoint(RuntimeAt(endpoint_url, region), endpoint, region, run.settings.voice, endpoint_url))
         return
     aws = connect()
     state = deploy_steps.stack_state(aws, run.settings.model_stack_name)

@@ -80,10 +80,12 @@ def check_endpoint_invocations(aws: AwsApi, endpoint: str, voice: str | None) ->
     return judge_pcm("invocations", pcm, time.monotonic() - started)
 
 
-def smoke_endpoint(aws: AwsApi, endpoint: str, region: str, voice: str | None) -> SmokeReport:
-    """Both paths of a deployed endpoint; the session path needs the SageMaker streaming client."""
+def smoke_endpoint(
+    aws: AwsApi, endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
+) -> SmokeReport:
+    """Both paths of a deployed endpoint; ``endpoint_url`` overrides SageMaker's runtime (an emulator)."""
     checks = (
         check_endpoint_invocations(aws, endpoint, voice),
-        asyncio.run(check_endpoint_session(endpoint, region, voice)),
+        asyncio.run(check_endpoint_session(endpoint, region, voice, endpoint_url)),
     )
     return SmokeReport(target=f"endpoint {endpoint} ({region})", checks=checks)

@@ -25,6 +25,8 @@ from speech_protocol.transport import (
 
 SMOKE_ID = "smoke"
 MAX_AUDIO_S = 60.0  # a one-sentence smoke text never needs more; a server streaming on is broken
+# SageMaker's ErrorCode when the container dropped its socket: before any audio, the BINARY-frame bug's mark.
+STREAM_BROKEN = "StreamBroken"
 BINARY_FRAME_HINT = (
     "the server ended the session without answering a BINARY frame; a server that reads frames with "
     "receive_text() fails on every real SageMaker request while /ping stays green"
@@ -58,6 +60,8 @@ async def speak_once(
     except TtsUnreachable as err:
         return _failed(name, err.message, started)
     except TtsServerError as err:
+        if err.server_code == STREAM_BROKEN and not pcm:
+            return _failed(name, f"{err.message} before any audio: {BINARY_FRAME_HINT}", started)
         return _failed(name, f"server error {err.message}", started)
     except (TimeoutError, TtsTimeout):
         return _failed(name, f"no end of the utterance within {timeout_s:.0f} s ({len(pcm)} audio bytes)", started)

@@ -67,7 +67,8 @@ class Summary:
 
 @dataclass(frozen=True)
 class ErrorEvent:
-    """Ends the stream: ``code`` is stable (bad_request, llm_failed, tts_unreachable, ...)."""
+    """Ends the stream: ``code`` is stable: the request's field error (``bad_payload``, ``missing_prompt``,
+    ``bad_speed``, ...), ``session_busy``, ``llm_failed``, a ``tts_*`` code, or ``internal_error``."""
 
     code: str
     message: str

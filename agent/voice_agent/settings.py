@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
 from speech_protocol.urls import ServerUrlError, server_urls
@@ -40,12 +41,15 @@ class TtsSettings:
     voice: str = DEFAULT_VOICE
     speed: float = 1.0
     timeout_s: float = 30.0
+    endpoint_url: str | None = None  # a SageMaker runtime instead of AWS's (the local emulator); https://
 
     def __post_init__(self) -> None:
         if self.transport not in TTS_TRANSPORTS:
             raise SettingsError(f"TTS_TRANSPORT must be one of {', '.join(TTS_TRANSPORTS)}")
         if self.transport == "sagemaker" and not (self.endpoint_name and self.region):
             raise SettingsError("TTS_TRANSPORT=sagemaker needs TTS_ENDPOINT_NAME and TTS_REGION (or AWS_REGION)")
+        if self.endpoint_url is not None and urlsplit(self.endpoint_url).scheme != "https":
+            raise SettingsError("TTS_ENDPOINT_URL must be an https:// URL (SageMaker's stream is HTTP/2 over TLS)")
         if self.transport == "websocket":
             try:
                 server_urls(self.url or "")
@@ -116,6 +120,7 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         voice=_text(env, "TTS_VOICE") or DEFAULT_VOICE,
         speed=_number(env, "TTS_SPEED", 1.0),
         timeout_s=_number(env, "TTS_TIMEOUT_S", 30.0),
+        endpoint_url=_text(env, "TTS_ENDPOINT_URL"),
     )
     llm = LlmSettings(
         provider=_text(env, "LLM_PROVIDER") or "bedrock",  # type: ignore[arg-type]
@@ -127,3 +132,16 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         tokens_per_s=_number(env, "LLM_TOKENS_PER_S", 20.0),
     )
     return AgentSettings(tts=tts, llm=llm)
+
+
+def settings_to_env(settings: AgentSettings) -> dict[str, str]:
+    """The inverse of :func:`settings_from_env`: runs the same agent in another process (Python 3.12)."""
+    tts, llm = settings.tts, settings.llm
+    values = {
+        "TTS_TRANSPORT": tts.transport, "TTS_ENDPOINT_NAME": tts.endpoint_name, "TTS_REGION": tts.region,
+        "TTS_URL": tts.url, "TTS_VOICE": tts.voice, "TTS_SPEED": str(tts.speed), "TTS_TIMEOUT_S": str(tts.timeout_s),
+        "TTS_ENDPOINT_URL": tts.endpoint_url, "LLM_PROVIDER": llm.provider, "LLM_MODEL_ID": llm.model_id,
+        "LLM_BASE_URL": llm.base_url, "LLM_API_KEY": llm.api_key, "LLM_REPLY": llm.reply,
+        "LLM_TOKENS_PER_S": str(llm.tokens_per_s),
+    }
+    return {key: value for key, value in values.items() if value is not None}

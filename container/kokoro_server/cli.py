@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-import uvicorn
 
 from kokoro_server import assets as model_assets
+from kokoro_server import listener
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 from kokoro_server.server import create_app
 from kokoro_server.settings import DEFAULT_VOICE, ServerSettings, offline_environment
-
-WS_MAX_FRAME = 1 << 20  # bytes; larger client frames close the socket (1009) before reaching the app
 
 cli = typer.Typer(add_completion=False, help=__doc__)
 PathOpt = Optional[Path]
@@ -47,6 +45,10 @@ def serve(
         envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this rtf (0 = off).")] = 0.0,
     send_timeout: Annotated[float, typer.Option(
         envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds.")] = 20.0,
+    header_timeout: Annotated[float, typer.Option(envvar="KOKORO_HEADER_TIMEOUT",
+                                                  help="Seconds a client has to send a request head.")] = 10.0,
+    max_connections: Annotated[int, typer.Option(envvar="KOKORO_MAX_CONNECTIONS",
+                                                 help="Open connections before requests get 503.")] = 512,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -55,18 +57,20 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, max_sessions=max_sessions,
-            simulate_rtf=simulate_rtf, send_timeout_s=send_timeout, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir, config=config, assets_dir=assets_dir,
+            voice=voice, trim=trim, warm_up_text=warm_up_text, header_timeout_s=header_timeout,
+            max_connections=max_connections, max_sessions=max_sessions, simulate_rtf=simulate_rtf,
+            send_timeout_s=send_timeout,
         )
+        sock = listener.bind(settings.host, settings.port)  # before the model: a busy port fails at once
         resolved = model_assets.resolve(
             settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,
             config=config, assets_dir=assets_dir,
         )
-    except (ValueError, model_assets.AssetError) as err:
+    except (ValueError, model_assets.AssetError, listener.PortInUse) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
-    uvicorn.run(create_app(settings, resolved), host=settings.host, port=settings.port,
-                log_level=log_level.lower(), ws_max_size=WS_MAX_FRAME, ws="websockets")
+    if not listener.serve(create_app(settings, resolved), settings, sock, log_level.lower()):
+        raise typer.Exit(3)  # uvicorn logged why the app did not start
 
 
 def main() -> None:

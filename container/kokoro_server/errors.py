@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from kokoro_server.admission import ServerBusy
+from kokoro_server.engine.phonemes import UnreadableText
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
 from kokoro_server.runtime import NotReady
@@ -33,6 +34,9 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
         return 400, "unspeakable_text", str(exc)
     if isinstance(exc, ServerBusy):
         return 503, SERVER_BUSY, str(exc)
+    if isinstance(exc, UnreadableText):
+        log.warning("G2P could not read a text", exc_info=exc)  # a misaki limit worth knowing about
+        return 400, "bad_text", str(exc)
     if isinstance(exc, NotReady):
         return 503, "not_ready", str(exc)
     log.error("synthesis failed", exc_info=exc)

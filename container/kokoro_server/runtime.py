@@ -2,13 +2,17 @@
 
 The socket opens at once and ``/ping`` answers 503 until the model is loaded and warm (SageMaker waits on
 ``/ping``; a WebSocket must be accepted within ~250 ms, so loading never happens inside a handler).
+
+G2P has its own thread, apart from the model's workers: a long text being read (bounded, but up to a
+few seconds for 5,000 characters of symbols, see docs/decisions/040-bounded-g2p.md) then delays only the
+texts queued behind it for G2P, never the audio of sessions that are already speaking. Both queues drop
+the work of a client that hung up, and both threads are daemons so SIGTERM ends the process at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 
 import numpy as np
@@ -19,9 +23,9 @@ from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.synthesizer import Chunk, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
-from speech_protocol.messages import SAMPLE_RATE
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
+from speech_protocol.messages import SAMPLE_RATE
 
 log = logging.getLogger("kokoro_server")
 
@@ -35,12 +39,12 @@ class SpeechRuntime:
         self.settings = settings
         self.assets = assets
         self.scheduler = Scheduler(settings.workers)
+        self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
         self.rtf: float | None = None  # measured at warm-up; advertised in each session's Ready
         self.speed = SpeedMeter()  # the running rtf, from every render: admission's capacity
         self.admission = Admission(settings.workers, self.speed, settings.max_sessions)
-        self._g2p_lock = threading.Lock()  # misaki is not thread-safe; G2P is milliseconds
         self._ready = asyncio.Event()
 
     @property
@@ -62,7 +66,9 @@ class SpeechRuntime:
 
     async def load(self) -> None:
         try:
-            self.synthesizer = await asyncio.to_thread(self._load)
+            # On a model worker (a daemon thread): nothing else runs there before the model is ready, and
+            # SIGTERM during the load does not wait for it (asyncio.to_thread's threads are joined at exit).
+            self.synthesizer = await self.scheduler.run(self._load)
             self._ready.set()
         except Exception as exc:  # reported by /ping and in the log; the process stays up for SageMaker
             self.load_error = exc
@@ -82,12 +88,7 @@ class SpeechRuntime:
     async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *,
                    normalize: bool = True) -> list[Chunk]:
         synth = self._synth()
-
-        def plan() -> list[Chunk]:
-            with self._g2p_lock:
-                return synth.plan(text, voice, speed, normalize=normalize)
-
-        return await self.scheduler.run(plan, clock)
+        return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
     async def render(self, chunk: Chunk, clock: PlaybackClock) -> np.ndarray:
         synth = self._synth()
@@ -105,4 +106,6 @@ class SpeechRuntime:
         return await self.scheduler.run(render, clock)
 
     def close(self) -> None:
-        self.scheduler.close()
+        """Cancel queued G2P and synthesis; running calls are abandoned (daemon threads)."""
+        self.g2p.close(wait_s=0.5)
+        self.scheduler.close(wait_s=0.5)

@@ -13,6 +13,7 @@ before one with seconds in hand (earliest deadline first).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import queue
 import threading
@@ -63,13 +64,13 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
 class Scheduler:
     """Earliest-deadline-first queue in front of ``workers`` threads; owned by the app's lifespan."""
 
-    def __init__(self, workers: int = 1):
+    def __init__(self, workers: int = 1, name: str = "synth"):
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self._queue: queue.PriorityQueue[_Job | tuple[float, int, None]] = queue.PriorityQueue()
         self._seq = itertools.count()
         self._threads = [
-            threading.Thread(target=self._work, name=f"synth-{i}", daemon=True) for i in range(workers)
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)
         ]
         for thread in self._threads:
             thread.start()
@@ -82,15 +83,25 @@ class Scheduler:
         self._queue.put(_Job(deadline, next(self._seq), fn, future, loop))
         return await future
 
-    @property
-    def pending(self) -> int:
-        return self._queue.qsize()
+    def close(self, wait_s: float = 1.0) -> None:
+        """Cancel every queued job, stop the workers, and wait at most ``wait_s`` for a running call.
 
-    def close(self) -> None:
+        The threads are daemons, so a model call still running (it cannot be interrupted) does not hold
+        the process: SageMaker stops a container with SIGTERM and expects it gone within seconds.
+        """
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(job, _Job):
+                with contextlib.suppress(RuntimeError):  # the loop may already be closed
+                    job.loop.call_soon_threadsafe(job.future.cancel)
         for _ in self._threads:
             self._queue.put((float("inf"), next(self._seq), None))  # type: ignore[arg-type]
+        deadline = time.monotonic() + wait_s
         for thread in self._threads:
-            thread.join(timeout=30)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def _work(self) -> None:
         while True:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, TypeVar
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -23,16 +22,19 @@ from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import (
+    MAX_FRAME_BYTES,
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
     encode_event,
+    loads,
     validate_normalize,
     validate_synthesis_fields,
 )
 
-MAX_BODY_BYTES = 64 * 1024
-MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm;rate=24000;encoding=signed-int;bits=16"}
+T = TypeVar("T")
+MAX_BODY_BYTES = MAX_FRAME_BYTES  # one request is one utterance: the bound of one session frame
+MEDIA_TYPES = {"wav": "audio/wav", "pcm": f"audio/pcm;rate={SAMPLE_RATE};encoding=signed-int;bits=16"}
 
 
 def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
@@ -60,13 +62,24 @@ async def _read_json(request: Request) -> dict:
         body += part
         if len(body) > MAX_BODY_BYTES:
             raise RequestError(413, "body_too_large", f"request body over {MAX_BODY_BYTES} bytes")
-    try:
-        payload = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RequestError(400, "bad_json", f"body is not valid JSON: {exc}") from exc
+    payload = loads(bytes(body))
     if not isinstance(payload, dict):
         raise RequestError(400, "bad_message", "body must be a JSON object")
     return payload
+
+
+async def _unless_hung_up(request: Request, work: Awaitable[T]) -> T | None:
+    """``await work``, or cancel it and return None if the client disconnects first (the body is read,
+    so the next ASGI message can only be the disconnect). Once audio streams, Starlette watches instead."""
+    task = asyncio.ensure_future(work)
+    hangup = asyncio.ensure_future(request.receive())
+    try:
+        done, _ = await asyncio.wait({task, hangup}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        hangup.cancel()
+        if not task.done():
+            task.cancel()  # hung up (or this handler was cancelled): drop the queued G2P job
+    return task.result() if task in done else None
 
 
 async def invocations(request: Request) -> Response:
@@ -77,10 +90,12 @@ async def invocations(request: Request) -> Response:
         text, voice, speed = validate_synthesis_fields(payload)
         normalize = validate_normalize(payload)
         fmt = payload.get("format", "wav")
-        if fmt not in MEDIA_TYPES:
+        if not isinstance(fmt, str) or fmt not in MEDIA_TYPES:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
         clock = PlaybackClock()
-        chunks = await runtime.plan(text, voice, speed, clock, normalize=normalize)
+        chunks = await _unless_hung_up(request, runtime.plan(text, voice, speed, clock, normalize=normalize))
+        if chunks is None:
+            return Response(status_code=499)  # nobody is listening; the status only reaches the log
         ticket = runtime.admission.admit()  # last: a request refused for its content holds no share
     except (RequestError, ProtocolError, NotReady, ServerBusy, ValueError) as exc:
         status, body, headers = http_error_body(exc)

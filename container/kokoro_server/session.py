@@ -118,7 +118,9 @@ class Session:
         if isinstance(item, ProtocolError):
             await self.send(session_error(item))
         elif self.closing:
-            await self.send(session_error(ProtocolError("session_closing", "the session is closing")))
+            await self.send(session_error(ProtocolError(
+                "session_closing", "the session is closing; open a new session for more speech",
+                getattr(item, "id", None))))
         elif isinstance(item, Synthesize):
             if self.queue.qsize() >= self.runtime.settings.max_pending:
                 await self.send(session_error(ProtocolError(

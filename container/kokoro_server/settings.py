@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 
@@ -29,11 +28,8 @@ class ServerSettings:
     # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
     send_timeout_s: float = 20.0
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
-    onnx_model: Path | None = None
-    torch_model: Path | None = None
-    voices_dir: Path | None = None
-    config: Path | None = None
-    assets_dir: Path | None = None
+    header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
+    max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):
@@ -50,6 +46,8 @@ class ServerSettings:
             raise ValueError("simulate_rtf must be between 0 (off) and 10")
         if not self.send_timeout_s > 0:
             raise ValueError("send_timeout_s must be > 0")
+        if not self.header_timeout_s > 0 or self.max_connections < 1:
+            raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():
             raise ValueError("warm_up_text: must hold words to speak")
 

@@ -91,6 +91,16 @@ class Close:
 ClientMessage = Union[Synthesize, Cancel, Close]
 
 
+def _check_unicode(name: str, value: str, code: str) -> None:
+    """A lone surrogate (JSON allows ``"\\ud800"``) is not a character: it can be neither read aloud nor
+    echoed back in UTF-8, so it is refused here rather than failing deep inside a handler."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ProtocolError(code, f"field '{name}' holds {value[err.start]!r}, a lone surrogate; "
+                                  "send text as valid Unicode") from None
+
+
 def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, float]:
     """Check text, voice and speed of a request (session or HTTP); returns them normalised."""
     text = obj.get("text")
@@ -98,6 +108,7 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
         raise ProtocolError("missing_text", "field 'text' is required")
     if not isinstance(text, str):
         raise ProtocolError("bad_text", "field 'text' must be a string")
+    _check_unicode("text", text, "bad_text")
     if not text.strip():
         raise ProtocolError("empty_text", "field 'text' is empty")
     if len(text) > MAX_TEXT_CHARS:
@@ -107,6 +118,8 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
     voice = obj.get("voice")
     if voice is not None and (not isinstance(voice, str) or not voice.strip()):
         raise ProtocolError("bad_voice", "field 'voice' must be a non-empty string")
+    if voice is not None:
+        _check_unicode("voice", voice, "bad_voice")
     speed = obj.get("speed", 1.0)
     return text, voice, parse_speed(1.0 if speed is None else speed)
 
@@ -138,6 +151,7 @@ def _parse_id(obj: dict[str, Any]) -> str | None:
     mid = str(mid)
     if len(mid) > MAX_ID_CHARS:
         raise ProtocolError("bad_id", f"field 'id' is longer than {MAX_ID_CHARS} characters")
+    _check_unicode("id", mid, "bad_id")
     return mid
 
 
@@ -181,12 +195,25 @@ def decode_client_frame(frame: str | bytes) -> list[ClientMessage | ProtocolErro
         return [ProtocolError("bad_json", "empty frame")]
     for line in lines:
         try:
-            out.append(parse_client_message(json.loads(line)))
-        except json.JSONDecodeError as err:
-            out.append(ProtocolError("bad_json", f"not valid JSON: {err.msg}"))
+            out.append(parse_client_message(loads(line)))
         except ProtocolError as err:
             out.append(err)
     return out
+
+
+def loads(document: str | bytes) -> Any:
+    """``json.loads`` with every way a hostile document fails it as one ``bad_json`` error: bad syntax,
+    bad UTF-8, nesting deep enough to exhaust the recursion limit, an integer over 4,300 digits."""
+    try:
+        return json.loads(document)
+    except json.JSONDecodeError as err:
+        raise ProtocolError("bad_json", f"not valid JSON: {err.msg}") from None
+    except UnicodeDecodeError:
+        raise ProtocolError("bad_json", "not valid JSON: the body is not UTF-8") from None
+    except RecursionError:
+        raise ProtocolError("bad_json", "not valid JSON: nested too deeply") from None
+    except ValueError:  # int('1' * 4301): Python's limit on the digits of an integer
+        raise ProtocolError("bad_json", "not valid JSON here: a number has over 4,300 digits") from None
 
 
 def encode_client_message(msg: ClientMessage) -> str:

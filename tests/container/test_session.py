@@ -9,6 +9,8 @@ import random
 import pytest
 import websockets
 
+from session_client import ends, pcm_bytes, read_until, ws_url
+
 from speech_protocol.messages import (
     Audio,
     Close,
@@ -20,30 +22,6 @@ from speech_protocol.messages import (
     Synthesize,
     encode_client_message,
 )
-from speech_protocol.urls import server_urls
-
-
-def ws_url(base: str) -> str:
-    return server_urls(base).session
-
-
-async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:
-    """Collect events until ``done(events)`` is true; optionally keep the raw frames."""
-    events: list = []
-    while not done(events):
-        frame = await asyncio.wait_for(ws.recv(), timeout=60)
-        if raw is not None:
-            raw.append(frame.encode() if isinstance(frame, str) else frame)
-        events += decoder.feed(frame)
-    return events
-
-
-def ends(n: int):
-    return lambda events: sum(isinstance(e, (End, Error)) for e in events) >= n
-
-
-def pcm_bytes(events, utterance_id: str) -> int:
-    return sum(len(e.pcm) for e in events if isinstance(e, Audio) and e.id == utterance_id)
 
 
 async def test_binary_frame_message_is_spoken(model_server_url):

@@ -19,7 +19,7 @@ def connector_for(settings: TtsSettings) -> Connector:
         return WebSocketConnector(settings.url or "")
     from .sagemaker import SageMakerConnector
 
-    return SageMakerConnector(settings.endpoint_name or "", settings.region or "")
+    return SageMakerConnector(settings.endpoint_name or "", settings.region or "", endpoint_url=settings.endpoint_url)
 
 
 __all__ = ["connector_for"]

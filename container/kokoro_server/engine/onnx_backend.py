@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime as ort
 
-from kokoro_server.assets import ModelAssets
+from kokoro_server.assets import STYLE_DIM, ModelAssets
 
 
 class OnnxBackend:
@@ -25,7 +25,7 @@ class OnnxBackend:
         ids = [self._vocab[p] for p in phonemes if p in self._vocab]
         feeds = {
             "tokens": np.array([[0, *ids, 0]], dtype=np.int64),
-            "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
+            "style": np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM),
             "speed": np.array([speed], dtype=np.float32),
         }
         return self._session.run(None, feeds)[0].reshape(-1).astype(np.float32, copy=False)

@@ -3,6 +3,11 @@
 misaki is Kokoro's own G2P: American (``a``) and British (``b``) English with the espeak-ng fallback for
 words outside its lexicon. Expansion of abbreviations and numbers happens here ("Dr." -> doctor), so we
 split the *phoneme* string, where sentence punctuation survives, rather than the raw text.
+
+misaki's cost grows with the square (or worse) of the sub-tokens inside one whitespace-delimited token:
+``"a/" * 200`` took 22 s, ``"a/" * 2000`` over six minutes, while the same characters in short tokens are
+linear. :func:`bound_tokens` therefore breaks long tokens at their separators before G2P (docs/decisions/
+040-bounded-g2p.md has the figures per token class). The rewrite only adds spaces: no character is lost.
 """
 
 from __future__ import annotations
@@ -16,12 +21,52 @@ from kokoro_server.engine.backend import MAX_PHONEMES
 LANGUAGES = {"a": "American English", "b": "British English"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:—…])\s+")
+LONG_TOKEN_CHARS = 24  # tokens up to this long go to G2P as written
+LONG_WORD_CHARS = 48  # letters/digits in one piece (the longest English words have ~45)
+LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
+LONG_DIGITS = 15  # longer digit runs are read digit by digit, like an ID (misaki overflows on 10**306)
+_LONG_TOKEN = re.compile(r"\S{%d,}" % (LONG_TOKEN_CHARS + 1))
+_SEPARATORS = re.compile(r"[^\W_]+|[\W_]+")  # alternating runs of letters/digits and of the rest
+# Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 ("aB1" * 1667
+# took 141 s as 48-character pieces, 28 ms per character).
+_SUBWORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
+_LONG_NUMBER = re.compile(r"\d{%d,}" % (LONG_DIGITS + 1))
+
+
+class UnreadableText(ValueError):
+    """G2P could not read the text (a failure inside misaki, not a server fault)."""
+
+
+def _cut(run: str, size: int) -> str:
+    return " ".join(run[i : i + size] for i in range(0, len(run), size))
+
+
+def _spread(token: str) -> str:
+    """A long token as short pieces: a space after each separator run, over-long runs cut."""
+    pieces: list[str] = []
+    for run in _SEPARATORS.findall(token):
+        if run[0].isalnum():
+            pieces.extend(_cut(word, LONG_WORD_CHARS) for word in _SUBWORDS.findall(run) or [run])
+            continue
+        cuts = _cut(run, LONG_SYMBOLS).split(" ")
+        if pieces:
+            pieces[-1] += cuts.pop(0)  # "a/" stays one piece, so a separator is read with what it follows
+        pieces.extend(cuts)
+    return " ".join(pieces)
+
+
+def bound_tokens(text: str) -> str:
+    """``text`` with every long token broken into short ones and long digit runs spelled out, so G2P
+    time stays linear in the length of the text. Short tokens (nearly all real text) are untouched."""
+    text = _LONG_NUMBER.sub(lambda m: " ".join(m.group()), text)
+    return _LONG_TOKEN.sub(lambda m: _spread(m.group()), text)
 
 
 class Phonemizer:
     """One misaki G2P per language, built at start-up (spaCy loads in 2-4 s). Not thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, bounded: bool = True) -> None:
+        self._bound = bound_tokens if bounded else str  # unbounded only to measure the "before" (bench)
         self._g2p = {
             lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"),
                          unk="")
@@ -29,7 +74,11 @@ class Phonemizer:
         }
 
     def phonemize(self, text: str, lang: str) -> str:
-        phonemes, _tokens = self._g2p[lang](text)
+        try:
+            phonemes, _tokens = self._g2p[lang](self._bound(text))
+        except (ArithmeticError, RecursionError, ValueError, IndexError) as exc:
+            raise UnreadableText(f"the text could not be read aloud ({type(exc).__name__}); "
+                                 "rewrite numbers and symbols in it as words") from exc
         return phonemes.strip()
 
 

@@ -17,6 +17,7 @@ from kokoro_server.engine.backend import Backend
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
+from speech_protocol.messages import SAMPLE_RATE
 
 # Sentence-length, so the real-time factor measured on it (and advertised in Ready) matches real pieces:
 # on "Ready." alone it read 0.66 against 0.44 on sentences (bench, 2-core CPU).
@@ -73,5 +74,5 @@ class Synthesizer:
         for _ in range(rounds):
             start = time.perf_counter()
             audio = self.speak(text)
-            rtf = (time.perf_counter() - start) / max(len(audio) / 24_000, 1e-3)
+            rtf = (time.perf_counter() - start) / max(len(audio) / SAMPLE_RATE, 1e-3)
         return rtf

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from kokoro import KModel
 
-from kokoro_server.assets import ModelAssets
+from kokoro_server.assets import STYLE_DIM, ModelAssets
 
 
 class TorchBackend:
@@ -26,7 +26,7 @@ class TorchBackend:
         ).to(device).eval()
 
     def infer(self, phonemes: str, style: np.ndarray, speed: float) -> np.ndarray:
-        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, 256))
+        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM))
         with torch.inference_mode():
             audio = self._model(phonemes, ref_s, speed)
         return audio.reshape(-1).float().numpy()

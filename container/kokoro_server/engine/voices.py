@@ -18,6 +18,9 @@ from kokoro_server.engine.phonemes import LANGUAGES
 
 _TERM = re.compile(r"^\s*([a-z]{2}_[a-z0-9_]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
 MAX_BLEND = 8
+# A weight is relative to the others, so this range loses nothing a listener could hear, and it keeps every
+# weight and their sum inside float32 (1e40 overflowed to inf and 1e-50 to 0: both gave silent audio).
+MIN_WEIGHT, MAX_WEIGHT = 1e-3, 1e3
 
 
 class UnknownVoice(ValueError):
@@ -70,10 +73,13 @@ class VoiceBank:
             name, weight = match.group(1), float(match.group(2) or 1.0)
             if name not in self._tables:
                 raise UnknownVoice(f"unknown voice {name!r}; available: {', '.join(self.names)}")
-            if weight <= 0:
-                raise UnknownVoice(f"voice weight for {name!r} must be positive")
+            if not MIN_WEIGHT <= weight <= MAX_WEIGHT:
+                raise UnknownVoice(f"voice weight for {name!r} must be between {MIN_WEIGHT:g} and "
+                                   f"{MAX_WEIGHT:g}, like af_heart(2)+af_bella(1)")
             tables.append(self._tables[name])
             weights.append(weight)
-        w = np.asarray(weights, dtype=np.float32) / sum(weights)
+        w = np.asarray(weights, dtype=np.float64) / sum(weights)
         table = np.tensordot(w, np.stack(tables), axes=1).astype(np.float32)
+        if not np.isfinite(table).all():  # never speak a broken style: it comes out as silence
+            raise UnknownVoice(f"the blend {spec[:80]!r} does not give a usable voice")
         return Voice(table=table, lang=terms[0].strip()[0])

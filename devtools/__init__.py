@@ -1,0 +1,1 @@
+"""Test tooling that stands in for AWS on this machine (not shipped in any image)."""

@@ -1,0 +1,36 @@
+"""A test's side of the speech session: connect, read events until a condition, count audio."""
+
+from __future__ import annotations
+
+import asyncio
+
+from speech_protocol.messages import Audio, End, Error, StreamDecoder
+from speech_protocol.urls import server_urls
+
+
+def ws_url(base: str) -> str:
+    return server_urls(base).session
+
+
+async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:
+    """Collect events until ``done(events)`` is true; optionally keep the raw frames."""
+    events: list = []
+    while not done(events):
+        frame = await asyncio.wait_for(ws.recv(), timeout=60)
+        if raw is not None:
+            raw.append(frame.encode() if isinstance(frame, str) else frame)
+        events += decoder.feed(frame)
+    return events
+
+
+def ends(n: int):
+    return lambda events: sum(isinstance(e, (End, Error)) for e in events) >= n
+
+
+def ended(utterance_id: str):
+    """True once the utterance with this id has its End event."""
+    return lambda events: any(isinstance(e, End) and e.id == utterance_id for e in events)
+
+
+def pcm_bytes(events, utterance_id: str) -> int:
+    return sum(len(e.pcm) for e in events if isinstance(e, Audio) and e.id == utterance_id)

@@ -1,0 +1,63 @@
+"""POST /invocations with hostile input (issue 14): a typed 400, never a 500, silence or a stalled server."""
+
+from __future__ import annotations
+
+import concurrent.futures
+
+import httpx
+import pytest
+
+JSON = {"content-type": "application/json"}
+HELLO = '{"text": "Hello there."'
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (HELLO + ', "format": []}', "bad_format"),
+        (HELLO + ', "format": {"a": 1}}', "bad_format"),
+        (HELLO + ', "speed": 1' + "0" * 400 + "}", "bad_speed"),
+        (HELLO + ', "speed": -1' + "0" * 400 + "}", "bad_speed"),
+        (HELLO + ', "speed": NaN}', "bad_speed"),
+        (HELLO + ', "speed": 1e999}', "bad_speed"),
+        ("[" * 30_000, "bad_json"),
+        ('{"a": ' * 5_000, "bad_json"),
+        (HELLO + ', "speed": ' + "1" * 4_400 + "}", "bad_json"),
+        ('{"text": ' + "7" * 4_400 + "}", "bad_json"),
+        ('{"text": "\\ud800"}', "bad_text"),
+        ('{"text": "Hi \\udfff there."}', "bad_text"),
+        (HELLO + ', "voice": "af_heart\\ud800"}', "bad_voice"),
+        (HELLO + ', "voice": "af_heart(1e40)"}', "unknown_voice"),
+        (HELLO + ', "voice": "af_heart(1' + "0" * 40 + ')"}', "unknown_voice"),
+        (HELLO + ', "voice": "af_heart(0.' + "0" * 49 + '1)"}', "unknown_voice"),
+        (HELLO + ', "voice": "af_heart(1' + "0" * 40 + ')+af_bella(1)"}', "unknown_voice"),
+    ],
+)
+def test_hostile_fields_get_typed_400(model_server_url, body, code):
+    r = httpx.post(f"{model_server_url}/invocations", content=body.encode(), headers=JSON, timeout=60)
+    assert (r.status_code, r.json()["error"]["code"]) == (400, code), r.text
+
+
+def _first_audio(url: str, text: str) -> int:
+    """Start a synthesis, read its first bytes of audio, then hang up; returns how many were read."""
+    with httpx.stream("POST", f"{url}/invocations", json={"text": text, "format": "pcm"}, timeout=300) as r:
+        assert r.status_code == 200
+        return len(next(r.iter_raw()))
+
+
+def test_numbers_past_misakis_range_are_spoken(model_server_url):
+    """misaki overflows on numbers past 10**306 (a plain-text 500 before); long digit runs are now read
+    digit by digit, as IDs are. Only the first sentence's audio is awaited: 400 digits take minutes."""
+    assert _first_audio(model_server_url, "Your code. " + "7" * 400 + ".") > 0
+
+
+def test_path_like_token_neither_stalls_nor_blocks_others(model_server_url):
+    """"a/" * 1500 held the only model worker for many minutes (G2P grows ~7x per doubling of such a
+    token); now it is read in seconds, and a request arriving meanwhile is answered."""
+    hostile = "Look here. /srv/" + "a/" * 1500  # a path: the normalizer reads URLs with a scheme itself
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(_first_audio, model_server_url, hostile)
+        other = httpx.post(f"{model_server_url}/invocations", json={"text": "Still here.", "format": "pcm"},
+                           timeout=300)
+        assert other.status_code == 200 and len(other.content) > 4800
+        assert slow.result(timeout=300) > 0

@@ -1,0 +1,42 @@
+"""Start ``python -m devtools.sagemaker_emulator`` in front of a container, for tests on real sockets."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from cli import child_processes
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Emulator:
+    endpoint_url: str  # https://127.0.0.1:PORT, the SDK's endpoint_uri
+    ca_file: Path  # the throwaway CA: the client trusts it through SSL_CERT_FILE
+
+
+@contextlib.contextmanager
+def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iterator[Emulator]:
+    """The emulator on a free loopback port, bridged to ``container_url``; stopped on exit."""
+    with tempfile.TemporaryDirectory(prefix="emulator-") as folder:
+        ca_file = Path(folder) / "ca.pem"
+        command = [python, "-m", "devtools.sagemaker_emulator", "--port", "0", "--container", container_url,
+                   "--ca-file", str(ca_file)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        proc = child_processes.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            banner = proc.stdout.readline()
+            if "https://" not in banner:
+                raise RuntimeError(f"the emulator did not start: {banner}{proc.stdout.read()}")
+            url = banner.split()[2]
+            yield Emulator(endpoint_url=url, ca_file=ca_file)
+        finally:
+            child_processes.stop(proc, grace_s=15)
+            proc.stdout.close()

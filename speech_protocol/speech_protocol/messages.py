@@ -266,6 +266,16 @@ class End:
 
 
 @dataclass(frozen=True)
+class Words:
+    """Where each written word of an utterance is heard: ``words`` is a list of
+    ``{"text", "start_s", "end_s"}``, seconds from the start of that utterance's audio; sent before ``end``."""
+
+    id: str
+    words: list = field(default_factory=list)
+    type: str = "words"
+
+
+@dataclass(frozen=True)
 class Error:
     """``retry_after_s``: set with ``server_busy`` (the server is at capacity; the session is closed with
     1013): when trying again may succeed."""
@@ -277,8 +287,8 @@ class Error:
     type: str = "error"
 
 
-ServerEvent = Union[Ready, Start, Audio, End, Error]
-_EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
+ServerEvent = Union[Ready, Start, Audio, Words, End, Error]
+_EVENT_TYPES = {"ready": Ready, "start": Start, "words": Words, "end": End, "error": Error}
 
 
 def encode_event(event: ServerEvent) -> list[str | bytes]:

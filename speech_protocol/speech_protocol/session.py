@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from .messages import (
     SERVER_BUSY,
     Audio,
+    Cancel,
     Close,
     End,
     Error,
@@ -23,6 +24,7 @@ from .messages import (
     Start,
     StreamDecoder,
     Synthesize,
+    Words,
     encode_client_message,
 )
 from .transport import (
@@ -39,8 +41,11 @@ from .transport import (
 
 # An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
 MAX_PENDING_BYTES = 16 * 1024 * 1024
+# A session abandoned mid-answer (the listener interrupted or hung up) tells the server to drop its queued
+# and running pieces before closing; a server too busy to take that message within this time is just closed.
+CANCEL_SEND_S = 0.5
 
-SessionEvent = Start | Audio | End
+SessionEvent = Start | Audio | Words | End
 # Backoff between tries on a busy server: from the server's hint (or this), doubling up to the cap, each
 # pause drawn at random from its upper half so that refused agents do not all come back at once.
 FIRST_BACKOFF_S = 0.5
@@ -98,11 +103,11 @@ class TtsSession:
             try:
                 refusal = await self._await_ready()
             except BaseException:
-                await self.__aexit__()
+                await self.__aexit__(None)
                 raise
             if refusal is None:
                 return self
-            await self.__aexit__()
+            await self.__aexit__(None)
             pause = backoff_s(attempt, refusal.retry_after_s)
             if loop.time() + pause >= deadline:
                 raise TtsBusy(f"the model server stayed at capacity for {self._timeout_s:g} s "
@@ -134,10 +139,21 @@ class TtsSession:
         else:
             self._early.append(event)
 
-    async def __aexit__(self, *exc_info: object) -> None:
+    async def __aexit__(self, exc_type: object, *exc_info: object) -> None:
         if self._stream is not None:
+            if exc_type is not None and (self._outstanding or not self._finishing):
+                await self._cancel_all(self._stream)
             await self._stream.aclose()
             self._stream = None
+
+    @staticmethod
+    async def _cancel_all(stream: PartStream) -> None:
+        """Best effort: the session is being abandoned, so whatever fails here changes nothing."""
+        try:
+            async with asyncio.timeout(CANCEL_SEND_S):
+                await stream.send_text(encode_client_message(Cancel()))
+        except (TtsError, TimeoutError):
+            pass
 
     def _open_stream(self) -> PartStream:
         if self._stream is None or self._finishing:
@@ -186,7 +202,7 @@ class TtsSession:
             raise
 
     async def events(self) -> AsyncIterator[SessionEvent]:
-        """Start, Audio and End events in arrival order, until every sent piece has ended."""
+        """Start, Audio, Words and End events in arrival order, until every sent piece has ended."""
         while True:
             if self._early:
                 event = self._early.pop(0)

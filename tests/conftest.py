@@ -15,7 +15,8 @@ settings.load_profile("project")
 @pytest.fixture(scope="session")
 def model_server_url() -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT``) of a warm, real model server."""
-    from servers import model_server_process  # imported here: the Python 3.12 SDK run has no httpx
+    from servers import SERVER_START_S, model_server_process  # imported here: the Python 3.12 SDK run has no httpx
 
-    with model_server_process("onnx") as url:
+    # Lifted listener limit: these tests check behaviour, not capacity (tests/container/test_admission.py).
+    with model_server_process("onnx", "--max-sessions", "64", timeout_s=SERVER_START_S) as url:
         yield url

@@ -1,4 +1,4 @@
-"""POST /invocations with hostile input (issue 14): a typed 400, never a 500, silence or a stalled server."""
+"""POST /invocations with hostile input: a typed 400, never a 500, silence or a stalled server."""
 
 from __future__ import annotations
 

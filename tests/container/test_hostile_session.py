@@ -1,4 +1,4 @@
-"""The session with hostile frames (issue 14): each gets an ``error`` event, and the session goes on with
+"""The session with hostile frames: each gets an ``error`` event, and the session goes on with
 its queued work intact (these frames used to drop the connection with no close frame)."""
 
 from __future__ import annotations

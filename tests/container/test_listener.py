@@ -1,4 +1,4 @@
-"""The server against the network (issue 14): a busy port, slow and too many clients, a client that hangs
+"""The server against the network: a busy port, slow and too many clients, a client that hangs
 up mid-request, and SIGTERM. One dedicated server for the module, started with a 2 s header timeout and a
 cap of 24 connections so the limits show quickly; the last test stops it with SIGTERM."""
 

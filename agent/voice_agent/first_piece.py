@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from speech_protocol.session import usable_rtf
+
 # Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
 # stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
 DEFAULT_FIRST_PIECE_MIN_WORDS = 4
@@ -50,7 +52,7 @@ def _check_int(name: str, value: object, low: int) -> None:
 
 
 def _check_rtf(rtf: float) -> None:
-    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+    if usable_rtf(rtf) is None:  # the same test the speech session applies to Ready.rtf
         raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
 
 

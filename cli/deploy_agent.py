@@ -53,14 +53,8 @@ def main(
 ) -> None:
     """Deploy the agent stack and verify the runtime speaks (the bare command), or run a subcommand."""
     console = Console(json_mode=json_output)
-    given = {
-        "region": region, "account": account, "agent_stack_name": agent_stack_name,
-        "model_stack_name": model_stack_name, "endpoint_name": endpoint_name, "voice": voice,
-        "model_id": model_id, "agent_artifact": agent_artifact, "agent_image_uri": agent_image_uri,
-        "runtime_name": runtime_name,
-    }
     state = start(ctx, console, lambda: build_run_options(
-        given, profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap,
+        options.context_given(ctx), profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap,
         cdk_bin=cdk_bin, docker_bin=docker_bin,
     ), out_dir)
     if ctx.invoked_subcommand is None:

@@ -59,14 +59,8 @@ def main(
 ) -> None:
     """Deploy the model stack and verify the endpoint (the bare command), or run a subcommand."""
     console = Console(json_mode=json_output)
-    given = {
-        "region": region, "account": account, "model_stack_name": model_stack_name,
-        "endpoint_name": endpoint_name, "instance_type": instance_type, "instance_count": instance_count,
-        "min_instances": min_instances, "max_instances": max_instances, "engine": engine,
-        "image_uri": image_uri, "voice": voice,
-    }
     state = start(ctx, console, lambda: build_run_options(
-        given, profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap, direct=direct,
+        options.context_given(ctx), profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap, direct=direct,
         cdk_bin=cdk_bin, docker_bin=docker_bin,
     ), out_dir)
     if ctx.invoked_subcommand is None:

@@ -25,6 +25,15 @@ def context_option(key: str) -> typer.models.OptionInfo:
     return typer.Option(f"--{key.replace('_', '-')}", help=spec.help + shown, rich_help_panel=SETTINGS_PANEL)
 
 
+def context_given(ctx: typer.Context) -> dict[str, object | None]:
+    """The context options of ``ctx``'s command, key -> value or ``None`` (not given), in declaration order.
+
+    Each callback declares its context options once, in its signature, named by their context key; this
+    reads them back, so no callback lists them a second time.
+    """
+    return {param.name: ctx.params.get(param.name) for param in ctx.command.params if param.name in _KEYS}
+
+
 def flag_for(key: str) -> str:
     return f"--{key.replace('_', '-')}"
 

@@ -12,6 +12,7 @@ import binascii
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
+from speech_protocol.messages import WordSpan
 from speech_protocol.transport import TtsError
 
 
@@ -53,15 +54,9 @@ class PieceDone:
 
 
 @dataclass(frozen=True)
-class WordSpan:
-    text: str
-    start_s: float
-    end_s: float
-
-
-@dataclass(frozen=True)
 class SpokenWords:
-    """One piece's written words and when each is heard, in seconds from the start of the ANSWER's audio.
+    """One piece's written words and when each is heard, in seconds from the start of the ANSWER's audio
+    (the server's :class:`WordSpan`, shifted from its utterance's start by :func:`word_spans`).
 
     Only the conversation socket asks for these (``speak_answer(..., with_words=True)``); the SSE stream of
     ``/invocations`` does not carry them.

@@ -62,15 +62,10 @@ def main(
             agent_flow.deploy(state.run, console, state.connect, state.out_dir)
 
 
-add_stack_commands(app, lambda run: run.settings.agent_stack_name, "agent")
-
-
-@app.command()
-def outputs(ctx: typer.Context) -> None:
-    """What is deployed now: the agent stack's outputs (runtime ARN and id)."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
-        agent_flow.outputs(state.run, state.console, state.connect)
+add_stack_commands(
+    app, lambda run: run.settings.agent_stack_name, "agent",
+    agent_flow.outputs, "What is deployed now: the agent stack's outputs (runtime ARN and id).",
+)
 
 
 @app.command()

@@ -68,15 +68,10 @@ def main(
             model_flow.deploy(state.run, console, state.connect, state.out_dir, smoke=not skip_smoke)
 
 
-add_stack_commands(app, lambda run: run.settings.model_stack_name, "model")
-
-
-@app.command()
-def outputs(ctx: typer.Context) -> None:
-    """What is deployed now: the stack's outputs and the endpoint's status."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
-        model_flow.outputs(state.run, state.console, state.connect)
+add_stack_commands(
+    app, lambda run: run.settings.model_stack_name, "model",
+    model_flow.outputs, "What is deployed now: the stack's outputs and the endpoint's status.",
+)
 
 
 @app.command()

@@ -78,8 +78,17 @@ def confirm_destroy(state: CliState, stack: str) -> None:
         raise typer.Exit(int(ExitCode.FAILED))
 
 
-def add_stack_commands(app: typer.Typer, stack_of: Callable[[RunOptions], str], noun: str) -> None:
-    """``synth``, ``diff`` and ``destroy``: the same three verbs for either CLI's own stack."""
+def add_stack_commands(
+    app: typer.Typer,
+    stack_of: Callable[[RunOptions], str],
+    noun: str,
+    show_outputs: Callable[[RunOptions, Console, Callable[[], AwsApi]], None],
+    outputs_help: str,
+) -> None:
+    """``synth``, ``diff``, ``destroy`` and ``outputs``: the same four verbs for either CLI's own stack.
+
+    ``show_outputs`` is the CLI's own flow for ``outputs`` (each stack has outputs of its own).
+    """
     @app.command()
     def synth(ctx: typer.Context) -> None:
         state = state_of(ctx)
@@ -103,6 +112,13 @@ def add_stack_commands(app: typer.Typer, stack_of: Callable[[RunOptions], str], 
             confirm_destroy(state, stack)
             deploy_steps.destroy(state.run, state.console, stack)
 
+    @app.command()
+    def outputs(ctx: typer.Context) -> None:
+        state = state_of(ctx)
+        with state.console.reporting_errors():
+            show_outputs(state.run, state.console, state.connect)
+
+    outputs.__doc__ = outputs_help
     synth.__doc__ = f"Synthesize the {noun} stack's template (offline: no credentials, no Docker)."
     diff.__doc__ = f"Show what a deploy would change in the deployed {noun} stack."
     destroy.__doc__ = f"Delete the {noun} stack and everything in it (asks first unless --yes)."

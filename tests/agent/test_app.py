@@ -39,6 +39,15 @@ async def ask(agent_url: str, body: object) -> list:
             return list(events_from_sse([line async for line in reply.aiter_lines()]))
 
 
+async def hang_up_after_first_audio(agent_url: str) -> None:
+    """Ask for an answer, read its stream until the first audio event, then close the connection."""
+    async with httpx.AsyncClient(timeout=60) as client:
+        async with client.stream("POST", f"{agent_url}/invocations", content=b'{"prompt": "talk"}') as reply:
+            async for line in reply.aiter_lines():
+                if line.startswith("data:") and '"type": "audio"' in line:
+                    return
+
+
 @pytest.fixture(scope="module")
 def agent_url(model_server_url: str) -> Iterator[str]:
     with agent_for(model_server_url, tokens_per_s=3.0) as url:
@@ -157,11 +166,7 @@ async def test_caller_leaving_closes_the_speech_session() -> None:
     long_reply = "This answer goes on and on. " * 120
     async with scripted_model_server(script) as model_url:
         with agent_for(model_url, reply=long_reply, tokens_per_s=10.0) as url:
-            async with httpx.AsyncClient(timeout=60) as client:
-                async with client.stream("POST", f"{url}/invocations", content=b'{"prompt": "talk"}') as reply:
-                    async for line in reply.aiter_lines():
-                        if line.startswith("data:") and '"type": "audio"' in line:
-                            break
+            await hang_up_after_first_audio(url)
             # the whole answer would take 70 s at this rate; only cancellation ends it sooner
             await asyncio.wait_for(closed.wait(), 30)
 
@@ -189,9 +194,5 @@ async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> 
 
     async with scripted_model_server(script) as model_url:
         with agent_for(model_url, reply="One short sentence. " * 50, tokens_per_s=10.0) as url:
-            async with httpx.AsyncClient(timeout=60) as client:
-                async with client.stream("POST", f"{url}/invocations", content=b'{"prompt": "talk"}') as reply:
-                    async for line in reply.aiter_lines():
-                        if line.startswith("data:") and '"type": "audio"' in line:
-                            break
+            await hang_up_after_first_audio(url)
             await asyncio.wait_for(closed.wait(), 30)

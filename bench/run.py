@@ -21,9 +21,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from speech_protocol.session import usable_rtf
-from voice_agent.segmenter import Segmenter, SegmentPolicy, adaptive_policy
+from voice_agent.first_piece import adaptive_policy
+from voice_agent.segmenter import Segmenter, SegmentPolicy
 
 from .concurrency import against_one, concurrent_sessions
+from .cost import capacity, cost_rows, load_prices
+from .lower_bound import against_bound, fit_speech_model
 from .overhead import measure_overhead
 from .plots import plot_text
 from .results import BenchReport, SweepResult, summarize, write_json
@@ -44,7 +47,7 @@ def _server(settings: BenchSettings) -> Iterator[str]:
         check_ready(settings.server_url)
         yield settings.server_url.rstrip("/")
     else:
-        with model_server(settings.engine, settings.device) as url:
+        with model_server(settings.engine, settings.device, settings.simulate_rtf) as url:
             yield url
 
 
@@ -100,10 +103,17 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         concurrency = against_one(concurrency)
     meta["speech_words_per_s"] = median([
         len(TEXTS[r.text].split()) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s])
+    meta["simulate_rtf"] = settings.simulate_rtf or None
+    model = fit_speech_model([p.server_synth_s for p in overhead.pieces], [p.audio_s for p in overhead.pieces],
+                             meta["speech_words_per_s"])
+    bounds = [against_bound(text, collected[(text, "pipelined")], model)
+              for text in settings.texts if (text, "pipelined") in collected]
     meta["load_average_end"] = _load()
     meta["wall_s"] = round(time.perf_counter() - started, 1)
+    cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
-                         evaluate(results, overhead, concurrency))
+                         evaluate(results, overhead, concurrency, bounds), bounds, cap,
+                         cost_rows(cap, settings.engine, settings.device, meta["machine"], load_prices()))
     last = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])

@@ -25,8 +25,11 @@ from cli.errors import CommandFailed
 
 from .errors import BenchError
 
-READY_TIMEOUT_S = 300.0  # model load and warm-up; minutes on a busy 2-core machine
+READY_TIMEOUT_S = 600.0  # model load and warm-up: up to 10 minutes on a saturated 2-core machine
 READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the session
+
+
+UNLIMITED_SESSIONS = 1000
 
 
 def _ping(url: str) -> int | None:
@@ -40,12 +43,16 @@ def _ping(url: str) -> int | None:
 
 
 @contextlib.contextmanager
-def model_server(engine: str, device: str) -> Iterator[str]:
+def model_server(engine: str, device: str, simulate_rtf: float = 0.0) -> Iterator[str]:
     """``python -m kokoro_server`` on a free port, warm (the launcher ``deploy-agent local`` uses);
     yields its base URL and stops it afterwards. A server that dies or never warms up is a BenchError
-    quoting its own log."""
+    quoting its own log.
+
+    Its listener limit is lifted (``--max-sessions``): the benchmark measures what happens past capacity,
+    which is how the capacity is found (docs/decisions/080-admission-control.md)."""
     try:
         with model_server_process(engine, "--device", device, "--log-level", "warning",
+                                  "--max-sessions", str(UNLIMITED_SESSIONS), "--simulate-rtf", str(simulate_rtf),
                                   timeout_s=READY_TIMEOUT_S) as url:
             yield url
     except CommandFailed as err:

@@ -35,6 +35,7 @@ class BenchSettings:
     engine: str = "onnx"
     device: str = "cpu"
     server_url: str | None = None  # a running, warm server instead of starting one
+    simulate_rtf: float = 0.0  # start the server with --simulate-rtf (slower synthesis on purpose); 0 = off
     json_path: Path | None = None
     plots_dir: Path | None = None
 
@@ -61,6 +62,10 @@ class BenchSettings:
             raise BenchError("--stagger-s must be between 0 and 60 seconds")
         if self.engine not in ("onnx", "torch") or self.device not in ("cpu", "cuda"):
             raise BenchError("--engine is onnx or torch, --device cpu or cuda")
+        if not (isinstance(self.simulate_rtf, (int, float)) and 0 <= self.simulate_rtf <= 2):
+            raise BenchError("--simulate-rtf must be between 0 (off) and 2")
+        if self.server_url is not None and self.simulate_rtf:
+            raise BenchError("--simulate-rtf starts its own server: leave out --server-url")
         if self.server_url is not None:
             parts = urlsplit(self.server_url)
             if parts.scheme not in ("http", "https") or not parts.hostname:

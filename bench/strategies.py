@@ -45,6 +45,7 @@ class Trace:
     strategy: str
     text: str
     deltas: list[float] = field(default_factory=list)  # each LLM text delta's arrival
+    written: list[str] = field(default_factory=list)  # ... and its text (the lower bound's LLM timeline)
     pieces: list[tuple[float, str]] = field(default_factory=list)  # each piece sent to speech
     audio: list[AudioArrival] = field(default_factory=list)
     streamed_first_byte_s: float | None = None  # first audio byte as the server streamed it
@@ -90,6 +91,7 @@ async def _stamped(deltas: AsyncIterator[str], trace: Trace, now) -> AsyncIterat
     try:
         async for delta in deltas:
             trace.deltas.append(now())
+            trace.written.append(delta)
             yield delta
     finally:
         await deltas.aclose()  # type: ignore[attr-defined]

@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from .concurrency import ConcurrencyResult
+from .lower_bound import BoundResult
 from .overhead import Overhead
 from .results import StrategyResult, Target
+from .timeline import STALL_TOLERANCE_S
 
 TARGET_TEXTS = ("typical", "long")
-STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player
 
 
 def _by(results: list[StrategyResult], text: str, strategy: str) -> StrategyResult | None:
@@ -51,15 +52,17 @@ def _at_most(name: str, value: float | None, limit: float, goal: str) -> Target:
 
 
 def evaluate(results: list[StrategyResult], overhead: Overhead | None,
-             concurrency: list[ConcurrencyResult]) -> list[Target]:
+             concurrency: list[ConcurrencyResult], bounds: list[BoundResult] = ()) -> list[Target]:
     targets = []
     by_text = {r["text"]: r for r in ratios(results)}
+    bound_of = {b.text: b.ratio for b in bounds}
     for text in TARGET_TEXTS:
         row = by_text.get(text, {})
         mine = _by(results, text, "pipelined")
         targets += [
             _at_most(f"{text}: audible vs whole answer", row.get("audible_vs_whole"), 0.10, "<= 0.10"),
             _at_most(f"{text}: audible vs one at a time", row.get("audible_vs_sequential"), 0.35, "<= 0.35"),
+            _at_most(f"{text}: audible vs lower bound", bound_of.get(text), 1.2, "<= 1.2"),
             _at_most(f"{text}: stall (s)", mine and mine.stall_s, STALL_TOLERANCE_S, "0"),
         ]
     targets.append(_at_most("server overhead", overhead and overhead.median_ratio, 1.10, "<= 1.10"))

@@ -18,6 +18,7 @@ from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 from .errors import BenchError
 
 AUDIBLE_DBFS = SILENCE_DBFS
+STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player
 
 
 @dataclass(frozen=True)

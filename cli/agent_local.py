@@ -4,7 +4,7 @@
 ``--model-url`` names one). With ``--prompt`` it asks one question instead of serving and writes
 ``answer.wav`` + ``report.json``; ``invoke`` does the same against an agent that is already running,
 local (a URL) or deployed (an AgentCore runtime ARN). Both read the answer with the one recorder in
-:mod:`voice_agent.answer_recording`.
+:mod:`cli.answer_recording`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ import typer
 from cli import agent_python
 from cli.agent_local_servers import agent_server_thread, model_server_process
 from cli.agent_process import agent_command, agent_python_or_fail, agent_server_process
+from cli.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
+from cli.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from cli.aws_api import Boto3Aws
 from cli.console import Console
 from cli.errors import UsageError, VerifyFailed
 from cli.model_smoke import parse_base_url
-from voice_agent.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
+from cli.web_page import local_connect_url
 from voice_agent.settings import (
     DEFAULT_SCRIPTED_REPLY,
     AgentSettings,
@@ -154,12 +156,17 @@ def local(
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
+    web: Annotated[bool, typer.Option("--web", help="Also serve the conversation page (talk, stop, go on).")] = False,
+    web_port: WebPort = DEFAULT_WEB_PORT,
 ) -> None:
-    """Run the voice agent on this machine; with --prompt, ask one question and record the answer."""
+    """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
+    with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
     from voice_agent.app import SHUTDOWN_GRACE_S, create_app
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
+        if web and prompt is not None:
+            raise UsageError("--web serves the conversation page; --prompt asks one question: give one of them")
         if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
@@ -169,6 +176,12 @@ def local(
             f"SageMaker endpoint {tts_endpoint}" + (f" at {tts_endpoint_url}" if tts_endpoint_url else ""))
         # The SageMaker transport needs the 3.12-only SDK: on a 3.11 CLI the agent runs in .venv312.
         in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
+        if web:
+            agent_url = stack.enter_context(agent_server_thread(create_app(settings), host, port) if in_process
+                                            else agent_server_process(settings))
+            console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
+            serve_page(console, local_connect_url(agent_url), web_port, agent_url)
+            return
         if prompt is None:
             console.step(f"agent on http://{host}:{port}/invocations ({speech}); Ctrl-C stops")
             if not in_process:

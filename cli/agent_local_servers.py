@@ -39,15 +39,20 @@ def _ping_ok(url: str) -> bool:
 
 @contextlib.contextmanager
 def ready_process(
-    command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None
+    command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None,
+    started: list[subprocess.Popen] | None = None,
 ) -> Iterator[str]:
     """Run ``command`` until ``url``/ping answers 200; yields ``url``; stops the process on exit.
+
+    ``started``, if given, receives the process (the soak samples its memory; a test kills it).
 
     Its output goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and would
     freeze a long-running server. Its tail explains a failed start.
     """
     log = tempfile.TemporaryFile(mode="w+")
     proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    if started is not None:
+        started.append(proc)
     try:
         deadline = time.monotonic() + timeout_s
         while not _ping_ok(f"{url}/ping"):
@@ -73,22 +78,40 @@ def model_server_process(
     ``python`` is the interpreter whose environment has the model server (the 3.12 agent environment
     has not: its tests start the server with ``.venv``'s).
     """
-    port = free_port()
-    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
-               *extra_args]
-    with ready_process(
-        command, f"http://127.0.0.1:{port}", env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout_s=timeout_s,
-        what=f"the local model server ({' '.join(command[1:4])})",
-        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
-    ) as url:
+    with model_server_child(engine, *extra_args, timeout_s=timeout_s, python=python) as (url, _proc):
         yield url
 
 
 @contextlib.contextmanager
-def agent_server_thread(app, host: str = "127.0.0.1", port: int | None = None) -> Iterator[str]:
-    """The agent app under uvicorn in a background thread; yields its base URL once it accepts."""
+def model_server_child(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable,
+    port: int | None = None,
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """:func:`model_server_process`, also yielding the process (the soak samples its memory and files);
+    ``port`` restarts a server where a killed one was."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
+               *extra_args]
+    started: list[subprocess.Popen] = []
+    with ready_process(
+        command, f"http://127.0.0.1:{port}", env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout_s=timeout_s,
+        what=f"the local model server ({' '.join(command[1:4])})",
+        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090", started=started,
+    ) as url:
+        yield url, started[0]
+
+
+@contextlib.contextmanager
+def agent_server_thread(
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+) -> Iterator[str]:
+    """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
+    its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""
+    port = port or free_port()
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
     thread.start()
     try:

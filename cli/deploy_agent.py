@@ -1,7 +1,7 @@
 """`deploy-agent`: the voice agent on Bedrock AgentCore, from nothing to a verified deployment.
 
     deploy-agent [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap]     one-shot deploy
-    deploy-agent [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local | invoke
+    deploy-agent [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local [--web] | invoke | web
 
 Settings go before the subcommand; each becomes CDK context for stacks/settings.py. The TTS endpoint
 comes from the model stack's outputs unless ``--endpoint-name`` names it.
@@ -16,6 +16,7 @@ import typer
 from cli import agent_flow, options
 from cli.agent_local import invoke, local
 from cli.agent_smoke import SMOKE_PROMPT
+from cli.agent_web import web
 from cli.console import Console
 from cli.errors import UsageError
 from cli.run_options import build_run_options
@@ -25,6 +26,7 @@ from voice_agent.request import MAX_PROMPT_CHARS
 app = new_app("Deploy, verify and manage the voice agent on Bedrock AgentCore (the agent stack).")
 app.command("local")(local)
 app.command("invoke")(invoke)
+app.command("web")(web)
 
 
 @app.callback(invoke_without_command=True)

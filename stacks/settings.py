@@ -15,6 +15,7 @@ from typing import Literal
 from stacks.bedrock_model import DEFAULT_MODEL_ID, BedrockModel
 from stacks.context_values import Reader, SettingsError
 from stacks.ecr_image import EcrImage
+from stacks.measured_capacity import measured_sessions
 
 Engine = Literal["torch", "onnx"]
 AgentArtifact = Literal["code", "container", "image"]
@@ -40,7 +41,8 @@ CONTEXT_KEYS: tuple[ContextKey, ...] = (
     ContextKey("instance_count", "1", "Instances at creation (between min and max)."),
     ContextKey("min_instances", "1", "Autoscaling lower bound (a real-time variant keeps at least 1)."),
     ContextKey("max_instances", "2", "Autoscaling upper bound."),
-    ContextKey("sessions_per_instance", "4", "Autoscaling target: concurrent speech sessions per instance."),
+    ContextKey("sessions_per_instance", None, "Autoscaling target: concurrent speech sessions per instance; "
+               "default: the capacity measured for the engine (stacks/data/measured_capacity.json), else 4."),
     ContextKey("engine", "torch", "Model image engine: torch (GPU) or onnx (CPU, int8)."),
     ContextKey("image_uri", None, "Prebuilt model image in ECR; skips the Docker build of container/."),
     ContextKey("voice", "af_heart", "Default Kokoro voice of the endpoint and the agent."),
@@ -98,6 +100,9 @@ def parse_settings(
     max_instances = read.integer("max_instances", low=min_instances)
     agent_artifact = read.choice("agent_artifact", AGENT_ARTIFACTS)
     agent_image = read.ecr_image("agent_image_uri")
+    engine = read.choice("engine", ENGINES)
+    sessions = (measured_sessions(engine) if read.raw("sessions_per_instance") is None
+                else read.integer("sessions_per_instance", low=1, high=64))
     if (agent_artifact == "image") != (agent_image is not None):
         raise SettingsError("agent_image_uri", "is required by agent_artifact=image and used by nothing else")
     return DeploySettings(
@@ -110,8 +115,8 @@ def parse_settings(
         instance_count=read.integer("instance_count", low=min_instances, high=max_instances),
         min_instances=min_instances,
         max_instances=max_instances,
-        sessions_per_instance=read.integer("sessions_per_instance", low=1, high=64),
-        engine=read.choice("engine", ENGINES),
+        sessions_per_instance=sessions,
+        engine=engine,
         model_image=read.ecr_image("image_uri"),
         voice=read.voice("voice"),
         model=read.bedrock_model("model_id"),

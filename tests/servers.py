@@ -10,10 +10,12 @@ from pathlib import Path
 
 import httpx
 
-from cli.agent_local_servers import free_port, model_server_process
+from cli.agent_local_servers import free_port, model_server_child, model_server_process
 
 REPO = Path(__file__).resolve().parents[1]
-__all__ = ["REPO", "free_port", "model_server_process", "wait_ready"]
+# A shared 2-core machine under load takes minutes to load the model; starting is not a speed test.
+SERVER_START_S = 600.0
+__all__ = ["REPO", "SERVER_START_S", "free_port", "model_server_child", "model_server_process", "wait_ready"]
 
 
 def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:

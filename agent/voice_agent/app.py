@@ -1,4 +1,5 @@
-"""The AgentCore application: ``POST /invocations`` streams an answer as text and speech events.
+"""The AgentCore application: ``POST /invocations`` streams an answer as text and speech events;
+``/ws`` holds a spoken conversation with barge-in (:mod:`voice_agent.conversation`).
 
 Configuration arrives as an :class:`AgentSettings` object (parsed once in ``agent/main.py`` or by
 the local CLI); the connector and the agent factory can be handed in, which is how tests and the
@@ -15,12 +16,15 @@ from typing import Any
 
 from bedrock_agentcore.runtime import BedrockAgentCoreApp, RequestContext
 from starlette.middleware import Middleware
+from starlette.websockets import WebSocket
 from strands import Agent
 
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import Connector
 
 from .body_limit import BodyLimit, JsonBody
+from .conversation import converse, session_of
+from .conversation.messages import Prompt
 from .conversations import Conversations
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup
@@ -63,5 +67,14 @@ def create_app(
                     yield to_wire(event)
         except Exception as err:  # noqa: BLE001 - typed for the caller; CancelledError (hang-up) passes
             yield to_wire(error_event(err))
+
+    def answer_for(agent: Agent, prompt: Prompt) -> AsyncIterator:
+        voice = Voice(prompt.voice or settings.tts.voice, prompt.speed or settings.tts.speed)
+        session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+        return speak_answer(text_deltas(agent, prompt.text), session, new_segmenter(), voice, with_words=True)
+
+    @app.websocket
+    async def conversation(websocket: WebSocket, context: RequestContext) -> None:
+        await converse(websocket, session_of(websocket, context.session_id), conversations, answer_for)
 
     return app

@@ -51,7 +51,7 @@ class BodyLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        await refuse(send, 413, "payload_too_large", f"body over {self.limit} bytes")
+        await refuse(send, 413, "body_too_large", f"request body over {self.limit} bytes")
 
 
 class JsonBody:

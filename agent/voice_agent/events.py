@@ -53,6 +53,39 @@ class PieceDone:
 
 
 @dataclass(frozen=True)
+class WordSpan:
+    text: str
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class SpokenWords:
+    """One piece's written words and when each is heard, in seconds from the start of the ANSWER's audio.
+
+    Only the conversation socket asks for these (``speak_answer(..., with_words=True)``); the SSE stream of
+    ``/invocations`` does not carry them.
+    """
+
+    id: str
+    words: tuple[WordSpan, ...]
+    type: str = "words"
+
+
+def word_spans(raw: object, offset_s: float) -> tuple[WordSpan, ...]:
+    """The server's word spans (decoded objects or plain dicts) shifted by ``offset_s``; entries that are
+    not well-formed are skipped."""
+    spans = []
+    for word in raw if isinstance(raw, (list, tuple)) else ():
+        fields = word if isinstance(word, dict) else vars(word) if hasattr(word, "__dict__") else {}
+        text, start, end = fields.get("text"), fields.get("start_s"), fields.get("end_s")
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end))
+        if isinstance(text, str) and numbers:
+            spans.append(WordSpan(text, round(offset_s + start, 4), round(offset_s + end, 4)))
+    return tuple(spans)
+
+
+@dataclass(frozen=True)
 class Summary:
     """The answer is complete. ``ttfa_s``: request to first audio byte; ``None`` when nothing was said."""
 
@@ -67,7 +100,8 @@ class Summary:
 
 @dataclass(frozen=True)
 class ErrorEvent:
-    """Ends the stream: ``code`` is stable (bad_request, llm_failed, tts_unreachable, ...)."""
+    """Ends the stream: ``code`` is stable: the request's field error (``bad_payload``, ``missing_prompt``,
+    ``bad_speed``, ...), ``session_busy``, ``llm_failed``, a ``tts_*`` code, or ``internal_error``."""
 
     code: str
     message: str
@@ -75,7 +109,7 @@ class ErrorEvent:
     type: str = "error"
 
 
-AgentEvent = Union[TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent]
+AgentEvent = Union[TextDelta, PieceSent, AudioChunk, SpokenWords, PieceDone, Summary, ErrorEvent]
 _TYPES: dict[str, type] = {
     cls.type: cls  # type: ignore[misc]
     for cls in (TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent)

@@ -22,10 +22,20 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
+from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End, Start, Words
 from speech_protocol.session import TtsSession
 
-from .events import AgentEvent, AudioChunk, PieceDone, PieceSent, Summary, TextDelta, error_event
+from .events import (
+    AgentEvent,
+    AudioChunk,
+    PieceDone,
+    PieceSent,
+    SpokenWords,
+    Summary,
+    TextDelta,
+    error_event,
+    word_spans,
+)
 
 
 class PieceSegmenter(Protocol):
@@ -68,11 +78,14 @@ async def speak_answer(
     *,
     clock: Callable[[], float] = time.monotonic,
     adapt_to_server: bool = True,
+    with_words: bool = False,
 ) -> AsyncIterator[AgentEvent]:
     """Yield the answer's events in the order they happen; ends with a Summary or an ErrorEvent.
 
     ``adapt_to_server=False`` keeps the segmenter's policy whatever the server advertises (the benchmark's
-    fixed first-piece sweep).
+    fixed first-piece sweep). ``with_words=True`` adds a :class:`SpokenWords` per piece whose word timing
+    the server sends, shifted onto the answer's audio timeline (the session speaks its pieces in order, so
+    a piece starts where the audio before its ``start`` ends).
     """
     answer = _Answer(started=clock())
     queue: asyncio.Queue[AgentEvent | BaseException | _Done] = asyncio.Queue()
@@ -101,14 +114,21 @@ async def speak_answer(
 
     async def listen() -> None:
         first_audio: dict[str, float] = {}
+        piece_start_s: dict[str, float] = {}
         async for event in session.events():
-            if isinstance(event, Audio):
+            rate = session.sample_rate or SAMPLE_RATE
+            if isinstance(event, Start):
+                piece_start_s[event.id] = answer.audio_samples / rate
+            elif isinstance(event, Words):
+                if with_words:
+                    offset_s = piece_start_s.get(event.id, answer.audio_samples / rate)
+                    queue.put_nowait(SpokenWords(event.id, word_spans(event.words, offset_s)))
+            elif isinstance(event, Audio):
                 now = elapsed()
                 first_audio.setdefault(event.id, now)
                 if answer.first_audio_s is None:
                     answer.first_audio_s = now
                 answer.audio_samples += len(event.pcm) // SAMPLE_WIDTH
-                rate = session.sample_rate or SAMPLE_RATE
                 queue.put_nowait(AudioChunk(id=event.id, seq=event.seq, pcm=event.pcm, sample_rate=rate))
             elif isinstance(event, End):
                 queue.put_nowait(

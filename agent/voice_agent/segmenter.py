@@ -29,23 +29,12 @@ Inside a fenced code block only newlines (and forced cuts) are boundaries.
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, replace
 
+from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, SpeechModel, adaptive_policy
 from .speakable import is_fence, speakable
 
-# Measured in 005-latency-and-first-piece.md: a 4-word first piece gave first audio at 1.4 s with no playback stall;
-# 2 words stalled for 1.1 s, 6 words delayed first audio to 2.5 s.
-DEFAULT_FIRST_PIECE_MIN_WORDS = 4
-# Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
-# (English runs near one phoneme per character), so one long sentence never holds back the next for long.
-DEFAULT_MAX_CHARS = 300
-# A cut needs room for a few words; below this every piece would be a forced cut.
-MIN_MAX_CHARS = 16
-# No ramp by default: without a server's rtf the first piece is the measured-safe 4 words and the rest are
-# sentences, exactly as before the ramp existed. adaptive_policy() turns it on.
-DEFAULT_RAMP_WORDS = 0
+__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter"]
 
 _TERMINALS = ".!?…"
 _CLOSERS = "\"'”’»)]}*_`"
@@ -66,6 +55,17 @@ _CODE_CANDIDATES = re.compile("\n")
 # A word, for the first-piece rule: a run between spaces or dashes that holds a letter or digit. Clause
 # ends that are counted up to are followed by a space or are dashes, so no word straddles two counts.
 _WORD = re.compile("[^\\W_][^\\s–—]*")
+# Where a phrase starts: a first piece may end just before one of these (prepositions and conjunctions
+# that open a phrase of their own; not "of", "to", "that", "as", which bind to the word before).
+_FUNCTION_WORDS = frozenset(
+    "for in on at with from into about after before until while when where because and but or so if "
+    "since during through across without within near by"
+    .split()
+)
+_FUNCTION_LOOKAHEAD = 3  # words after the cut that must hold no clause mark: "soon" (~0.1 s of LLM at 40 tok/s)
+_SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:–—]| -")
+_SENTENCE_END_WORD = re.compile(f"[{re.escape(_TERMINALS)}][{re.escape(_CLOSERS)}]*$")
+_CLAUSE_END_WORD = re.compile(f"[,;:][{re.escape(_CLOSERS)}]*$")
 _OPENERS = "\"'“‘«([{*_`"
 # Input hygiene, applied to each delta before scanning. Control and invisible characters are dropped
 # (a lone surrogate would also break UTF-8 encoding on the wire); every line break becomes "\n" and
@@ -73,39 +73,6 @@ _OPENERS = "\"'“‘«([{*_`"
 _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200d\u2060\ufeff\ud800-\udfff]")
 _LINE_BREAKS = re.compile("\r\n?|[\x0b\x0c\x85\u2028\u2029]")
 _SPACES = re.compile("[^\\S\n]+")
-
-
-@dataclass(frozen=True)
-class SegmentPolicy:
-    """How eagerly pieces are cut. Small and frozen so that an adaptive policy can swap in another.
-
-    ``first_piece_min_words``: a piece may end at a clause mark once it holds this many words; always for
-    the first piece (when ``first_piece_clause``), and for later ones while fewer than ``ramp_words`` words
-    have been emitted in the answer (0: the first piece only).
-    """
-
-    first_piece_min_words: int = DEFAULT_FIRST_PIECE_MIN_WORDS
-    first_piece_clause: bool = True
-    max_chars: int = DEFAULT_MAX_CHARS
-    ramp_words: int = DEFAULT_RAMP_WORDS
-
-    def __post_init__(self) -> None:
-        _check_int("first_piece_min_words", self.first_piece_min_words, 1)
-        if not isinstance(self.first_piece_clause, bool):
-            raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
-        _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
-        _check_int("ramp_words", self.ramp_words, 0)
-
-
-class SegmentPolicyError(ValueError):
-    """A policy value out of range: raised when the policy is built, never mid-answer."""
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SegmentPolicyError(f"{name} must be an int, got {value!r}")
-    if value < low:
-        raise SegmentPolicyError(f"{name} must be >= {low}, got {value}")
 
 
 class Segmenter:
@@ -169,6 +136,10 @@ class Segmenter:
                 start += 1
             pos = max(self._pos, start)
             end, resume = self._next_boundary(buf, start, pos, final)
+            if not self._spoken_any and not self._in_code and self._policy.first_piece_clause:
+                cut = self._before_function_word(buf, start, final)
+                if cut is not None and cut < (end if end is not None else resume or len(buf) + 1):
+                    end = resume = cut  # whichever comes first, so the cut never depends on delta sizes
             if end is None:
                 if resume is not None:  # undecided: wait for more text at `resume`
                     self._pos = resume
@@ -223,6 +194,28 @@ class Segmenter:
                 return end, end
         return None, None
 
+    def _before_function_word(self, buf: str, start: int, final: bool) -> int | None:
+        """Where the first piece may end before a conjunction or preposition, if no clause mark comes soon.
+
+        "Here is a plan | for your first day in the city," keeps each part's natural prosody where a cut
+        at a bare space inside a phrase would not (docs/decisions/083-cut-before-a-function-word.md). The
+        piece needs ``first_piece_min_words`` first, and the ``_FUNCTION_LOOKAHEAD`` words after the cut
+        must be written and hold no clause mark (else that natural boundary is worth the wait). Reads at
+        most ``max_chars`` characters, and only while the first piece is undecided.
+        """
+        window = buf[start : start + self._policy.max_chars + 1]
+        words = list(_WORD.finditer(window))
+        if words and not final and words[-1].end() == len(window):
+            words.pop()  # the last word may still be growing ("fo" -> "for", "day" -> "day,")
+        for i in range(self._policy.first_piece_min_words, len(words) - _FUNCTION_LOOKAHEAD):
+            word = words[i]
+            if word.group().lower() not in _FUNCTION_WORDS or window[words[i - 1].end() : word.start()] != " ":
+                continue
+            after = window[word.start() : words[i + _FUNCTION_LOOKAHEAD].end()]
+            if not _SOON_BOUNDARY.search(after) and not _SOON_BOUNDARY.search(words[i - 1].group()):
+                return start + words[i - 1].end()
+        return None
+
     def _clause_cuts_allowed(self) -> bool:
         """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
         policy = self._policy
@@ -264,7 +257,35 @@ class Segmenter:
             return False
         self._words += sum(1 for _ in _WORD.finditer(buf, self._counted_to, end))
         self._counted_to = end
-        return self._words >= self._policy.first_piece_min_words
+        if self._words >= self._policy.first_piece_min_words:
+            return True
+        if self._spoken_any or self._policy.rtf is None or self._words < ADAPTIVE_FIRST_WORDS[0]:
+            return False
+        return self._next_piece_in_time(buf, end, final)
+
+    def _next_piece_in_time(self, buf: str, end: int, final: bool) -> bool | None:
+        """Ask the speech model whether this shorter first piece would stall, given the piece after it.
+
+        ``first_piece_min_words`` is safe against a typical next piece; a shorter first piece is safe
+        when the piece that follows (up to its sentence end, or its clause once the ramp lets it end
+        there) is short enough to be synthesized before this one's audio runs out. Waits (None) until
+        that is known; reads at most ``max_chars`` characters, for the first piece only.
+        """
+        policy = self._policy
+        model = SpeechModel(policy.rtf)
+        window = buf[end : end + policy.max_chars + 1]
+        count = 0
+        for word in _WORD.finditer(window):
+            if not final and word.end() == len(buf) - end:
+                return None  # this word may still grow ("day" -> "day,")
+            count += 1
+            if model.cut_stalls(self._words, count):
+                return False
+            ends_sentence = _SENTENCE_END_WORD.search(word.group()) is not None
+            ends_clause = _CLAUSE_END_WORD.search(word.group()) is not None and policy.ramp_words > 0
+            if ends_sentence or (ends_clause and count >= policy.first_piece_min_words):
+                return True
+        return False if final or len(buf) - end > len(window) else None
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):
@@ -288,72 +309,3 @@ def _forced_cut(buf: str, start: int, limit: int) -> int:
         return start + last_clause.end()
     space = window.rfind(" ")
     return start + space if space > 0 else start + limit
-
-
-# ----------------------------------------------------------------------------- adaptive first piece and ramp
-# Why adaptive (005-latency-and-first-piece.md): the first piece alone decides when speech starts, but its audio
-# must outlast the synthesis of the piece after it, or the listener hears a few words and then a gap. How
-# long that synthesis takes is the server's real-time factor (Ready.rtf, or measured) times that piece's
-# length, so the fewest safe words follow from the rtf; a GPU's small rtf allows a very short first piece.
-#
-# Why a ramp: a short first piece is only safe if the next piece is short too. Without the ramp the next
-# piece is the rest of the sentence (the bench's 3-word "Yes, of course," then 15 words: audible at 0.83 s,
-# then a 1.11 s stall). With it, the next pieces also end at clause marks while little audio is queued, so
-# each one's synthesis fits in the audio ahead of it; every piece adds (1 - rtf) of its own length to that
-# lead, and once the lead covers a whole long sentence's synthesis the ramp ends and pieces are sentences
-# again (fewer seams, better prosody). The constants are the figures `python -m bench` measured (README,
-# "Benchmark"); with them, the 2-core CPU's advertised rtf 0.33 gives a 3-word first piece and clause cuts
-# until 10 words are out: the typical answer is audible at 0.71 s with no stall, where the same 3-word first
-# piece without the ramp stalls for 1.14 s and the 4-word rule is audible at 1.54 s.
-# The piece after the first, cut at its first clause by the ramp ("the museum is open every day,").
-NEXT_PIECE_WORDS = 6
-# Per piece beyond synthesis: the server's own cost (the bench measured ~10 ms of socket and scheduler on
-# loopback) and the engine's fixed cost per call, which weighs more on a short piece than the rtf says.
-PIECE_OVERHEAD_S = 0.05
-SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
-ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
-LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
-MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
-
-
-def _check_rtf(rtf: float) -> None:
-    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
-        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
-
-
-def first_piece_words(rtf: float) -> int:
-    """Fewest first-piece words whose audio outlasts synthesising the next piece.
-
-    Audio of ``n`` words lasts ``n / SPEECH_WORDS_PER_S``; the next piece is ready after
-    ``rtf * NEXT_PIECE_WORDS / SPEECH_WORDS_PER_S + PIECE_OVERHEAD_S``. So
-    ``n >= rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S``, kept within ``ADAPTIVE_FIRST_WORDS``.
-    """
-    _check_rtf(rtf)
-    needed = rtf * NEXT_PIECE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S  # inf for a huge rtf: no ceil
-    low, high = ADAPTIVE_FIRST_WORDS
-    return high if needed >= high else max(math.ceil(needed), low)
-
-
-def ramp_words(rtf: float) -> int:
-    """Words after which the audio queued ahead covers a long sentence's synthesis: where the ramp ends.
-
-    Synthesis is serial and faster than the LLM, so after ``W`` words the lead is about
-    ``(1 - rtf) * W / SPEECH_WORDS_PER_S``; it must cover ``rtf * LONG_SENTENCE_WORDS / SPEECH_WORDS_PER_S +
-    PIECE_OVERHEAD_S``. So ``W >= (rtf * LONG_SENTENCE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S) / (1 - rtf)``,
-    at most ``MAX_RAMP_WORDS`` (an rtf of 1 or more never gets there).
-    """
-    _check_rtf(rtf)
-    if rtf >= 1:
-        return MAX_RAMP_WORDS
-    needed = (rtf * LONG_SENTENCE_WORDS + PIECE_OVERHEAD_S * SPEECH_WORDS_PER_S) / (1 - rtf)
-    return min(math.ceil(needed), MAX_RAMP_WORDS)
-
-
-def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) -> SegmentPolicy:
-    """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf``.
-
-    ``None`` (a server that advertises no rtf) keeps ``base`` as it is.
-    """
-    if rtf is None:
-        return base
-    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf))

@@ -26,9 +26,11 @@ PACKAGE_DATA = Path(__file__).parent / "data"
 REPO_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 IMAGE_ASSETS = Path("/opt/kokoro")
 ONNX_FILE = "kokoro-v1.0.int8.onnx"
+TIMED_ONNX_FILE = "kokoro-v1.0.int8.timed.onnx"  # the same graph with its durations as an output
 TORCH_FILE = "kokoro-v1_0.pth"
 TORCH_SHA256 = "496dba118d1a58f5f3db2efc88dbdc216e0483fc89fe6e47ee1f2c53f18ad1e4"
-VOICE_SHAPE = (510, 1, 256)
+VOICE_SHAPE = (510, 1, 256)  # one style row per phoneme count
+STYLE_DIM = VOICE_SHAPE[-1]
 FIX_OFFLINE = "./setup.sh (or: .venv/bin/python -m kokoro_server.offline_assets build --dest assets)"
 FIX_IMAGE = "rebuild the image (container/Dockerfile fetches the weights at build time)"
 
@@ -82,7 +84,7 @@ class ModelAssets:
         path = self.voices[name]
         data = np.fromfile(path, dtype="<f4")
         if data.size != int(np.prod(VOICE_SHAPE)):
-            raise AssetError(path, f"voice file has {data.size} floats, not 510*256", None, FIX_OFFLINE)
+            raise AssetError(path, f"voice file has {data.size} floats, not {int(np.prod(VOICE_SHAPE))}", None, FIX_OFFLINE)
         return data.reshape(VOICE_SHAPE)
 
 
@@ -126,8 +128,8 @@ def resolve(
         if onnx_model is not None:
             return ModelAssets(cfg, voices, onnx_model=verify(onnx_model, None, fix))
         if base is None:
-            raise AssetError(REPO_ASSETS / ONNX_FILE, "no ONNX weights found", None, FIX_OFFLINE)
-        path = verify(base / ONNX_FILE, offline["onnx"]["sha256"], FIX_OFFLINE)
+            raise AssetError(REPO_ASSETS / TIMED_ONNX_FILE, "no ONNX weights found", None, FIX_OFFLINE)
+        path = verify(base / TIMED_ONNX_FILE, offline["onnx_timed"]["sha256"], FIX_OFFLINE)
         return ModelAssets(cfg, voices, onnx_model=path)
     if engine == "torch":
         if torch_model is not None:

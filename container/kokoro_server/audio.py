@@ -34,22 +34,30 @@ def first_audible_sample(audio: np.ndarray, threshold_dbfs: float = SILENCE_DBFS
     return int(loud[0]) * WINDOW if loud.size else None
 
 
-def trim_silence(
+def speech_bounds(
     audio: np.ndarray,
     *,
     lead_s: float = LEAD_PAUSE_S,
     trail_s: float = TRAIL_PAUSE_S,
     threshold_dbfs: float = SILENCE_DBFS,
-) -> np.ndarray:
-    """Cut leading/trailing near-silence to a short pause, fading the cut edges (no clicks).
+) -> tuple[int, int]:
+    """``(start, stop)``: the samples that trimming keeps, leading/trailing near-silence cut to a short
+    pause. Anything timed against the untrimmed audio moves ``start`` samples earlier (word timing).
 
-    An all-silent input is returned unchanged: trimming it to nothing would hide a model failure.
+    All-silent input keeps everything: trimming it to nothing would hide a model failure.
     """
     loud = np.flatnonzero(_audible_windows(audio, threshold_dbfs))
     if loud.size == 0:
-        return audio
+        return 0, len(audio)
     start = max(0, int(loud[0]) * WINDOW - int(lead_s * SAMPLE_RATE))
     stop = min(len(audio), (int(loud[-1]) + 1) * WINDOW + int(trail_s * SAMPLE_RATE))
+    return start, stop
+
+
+def cut(audio: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``audio[start:stop]`` with the cut edges faded over a few milliseconds (no clicks)."""
+    if (start, stop) == (0, len(audio)):
+        return audio
     out = np.array(audio[start:stop], dtype=np.float32)
     fade = min(int(FADE_S * SAMPLE_RATE), len(out) // 2)
     if fade:
@@ -59,6 +67,11 @@ def trim_silence(
         if stop < len(audio):
             out[-fade:] *= ramp[::-1]
     return out
+
+
+def trim_silence(audio: np.ndarray, **bounds) -> np.ndarray:
+    """Cut leading/trailing near-silence to a short pause (:func:`speech_bounds`), fading the cuts."""
+    return cut(audio, *speech_bounds(audio, **bounds))
 
 
 def to_pcm16(audio: np.ndarray) -> bytes:

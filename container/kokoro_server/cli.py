@@ -39,6 +39,12 @@ def serve(
     assets_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_ASSETS_DIR")] = None,
     warm_up_text: Annotated[str, typer.Option(envvar="KOKORO_WARM_UP_TEXT",
                                               help="Spoken at start-up to warm and time the model.")] = WARM_UP_TEXT,
+    max_sessions: Annotated[Optional[int], typer.Option(
+        envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor.")] = None,
+    simulate_rtf: Annotated[float, typer.Option(
+        envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this rtf (0 = off).")] = 0.0,
+    send_timeout: Annotated[float, typer.Option(
+        envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds.")] = 20.0,
     header_timeout: Annotated[float, typer.Option(envvar="KOKORO_HEADER_TIMEOUT",
                                                   help="Seconds a client has to send a request head.")] = 10.0,
     max_connections: Annotated[int, typer.Option(envvar="KOKORO_MAX_CONNECTIONS",
@@ -51,9 +57,9 @@ def serve(
     try:
         settings = ServerSettings(
             host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, onnx_model=onnx_model, torch_model=torch_model,
-            voices_dir=voices_dir, config=config, assets_dir=assets_dir, header_timeout_s=header_timeout,
-            max_connections=max_connections,
+            voice=voice, trim=trim, warm_up_text=warm_up_text, header_timeout_s=header_timeout,
+            max_connections=max_connections, max_sessions=max_sessions, simulate_rtf=simulate_rtf,
+            send_timeout_s=send_timeout,
         )
         sock = listener.bind(settings.host, settings.port)  # before the model: a busy port fails at once
         resolved = model_assets.resolve(

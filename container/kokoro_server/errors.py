@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 
+from kokoro_server.admission import ServerBusy
 from kokoro_server.engine.phonemes import UnreadableText
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
 from kokoro_server.runtime import NotReady
-from speech_protocol.messages import Error, ProtocolError
+from speech_protocol.messages import SERVER_BUSY, Error, ProtocolError
 
 log = logging.getLogger("kokoro_server")
 
@@ -31,6 +32,8 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
         return 400, "unknown_voice", str(exc)
     if isinstance(exc, NothingToSay):
         return 400, "unspeakable_text", str(exc)
+    if isinstance(exc, ServerBusy):
+        return 503, SERVER_BUSY, str(exc)
     if isinstance(exc, UnreadableText):
         log.warning("G2P could not read a text", exc_info=exc)  # a misaki limit worth knowing about
         return 400, "bad_text", str(exc)
@@ -40,11 +43,15 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
     return 500, "synthesis_failed", "synthesis failed on the server"
 
 
-def http_error_body(exc: BaseException) -> tuple[int, dict]:
+def http_error_body(exc: BaseException) -> tuple[int, dict, dict[str, str]]:
+    """(status, JSON body, headers): a busy server adds ``Retry-After`` (whole seconds)."""
     status, code, message = classify(exc)
-    return status, {"error": {"code": code, "message": message}}
+    retry = getattr(exc, "retry_after_s", None)
+    headers = {"Retry-After": str(max(1, round(retry)))} if retry is not None else {}
+    return status, {"error": {"code": code, "message": message}}, headers
 
 
 def session_error(exc: BaseException, utterance_id: str | None = None) -> Error:
     _status, code, message = classify(exc)
-    return Error(code=code, message=message, id=utterance_id or getattr(exc, "id", None))
+    return Error(code=code, message=message, id=utterance_id or getattr(exc, "id", None),
+                 retry_after_s=getattr(exc, "retry_after_s", None))

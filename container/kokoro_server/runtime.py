@@ -17,13 +17,15 @@ import time
 
 import numpy as np
 
+from kokoro_server.admission import Admission, SpeedMeter
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_server.engine.synthesizer import Chunk, Synthesizer
+from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
+from speech_protocol.messages import SAMPLE_RATE
 
 log = logging.getLogger("kokoro_server")
 
@@ -41,6 +43,8 @@ class SpeechRuntime:
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
         self.rtf: float | None = None  # measured at warm-up; advertised in each session's Ready
+        self.speed = SpeedMeter()  # the running rtf, from every render: admission's capacity
+        self.admission = Admission(settings.workers, self.speed, settings.max_sessions)
         self._ready = asyncio.Event()
 
     @property
@@ -54,7 +58,8 @@ class SpeechRuntime:
             load_backend(s.engine, self.assets, s.device, s.threads), Phonemizer(), VoiceBank(self.assets),
             default_voice=s.voice, trim=s.trim,
         )
-        self.rtf = round(synthesizer.warm_up(s.warm_up_text), 3)
+        self.rtf = round(max(synthesizer.warm_up(s.warm_up_text), s.simulate_rtf), 3)
+        self.speed.baseline = self.rtf
         log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f)", s.engine, s.device,
                  time.perf_counter() - start, self.rtf)
         return synthesizer
@@ -85,9 +90,20 @@ class SpeechRuntime:
         synth = self._synth()
         return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
-    async def render(self, chunk: Chunk, clock: PlaybackClock) -> np.ndarray:
+    async def render(self, chunk: Chunk, clock: PlaybackClock) -> Rendered:
         synth = self._synth()
-        return await self.scheduler.run(lambda: synth.render(chunk), clock)
+
+        def render() -> np.ndarray:
+            start = time.perf_counter()
+            audio = synth.render(chunk)
+            audio_s = len(audio) / SAMPLE_RATE
+            slower = self.settings.simulate_rtf * audio_s - (time.perf_counter() - start)
+            if slower > 0:  # --simulate-rtf: hold the worker as a slower engine would
+                time.sleep(slower)
+            self.speed.observe(time.perf_counter() - start, audio_s)
+            return audio
+
+        return await self.scheduler.run(render, clock)
 
     def close(self) -> None:
         """Cancel queued G2P and synthesis; running calls are abandoned (daemon threads)."""

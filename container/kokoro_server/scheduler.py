@@ -83,10 +83,6 @@ class Scheduler:
         self._queue.put(_Job(deadline, next(self._seq), fn, future, loop))
         return await future
 
-    @property
-    def pending(self) -> int:
-        return self._queue.qsize()
-
     def close(self, wait_s: float = 1.0) -> None:
         """Cancel every queued job, stop the workers, and wait at most ``wait_s`` for a running call.
 

@@ -7,11 +7,13 @@ import contextlib
 from typing import AsyncIterator, Awaitable, TypeVar
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
@@ -20,6 +22,7 @@ from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import (
+    MAX_FRAME_BYTES,
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
@@ -30,8 +33,8 @@ from speech_protocol.messages import (
 )
 
 T = TypeVar("T")
-MAX_BODY_BYTES = 64 * 1024
-MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm;rate=24000;encoding=signed-int;bits=16"}
+MAX_BODY_BYTES = MAX_FRAME_BYTES  # one request is one utterance: the bound of one session frame
+MEDIA_TYPES = {"wav": "audio/wav", "pcm": f"audio/pcm;rate={SAMPLE_RATE};encoding=signed-int;bits=16"}
 
 
 def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
@@ -40,8 +43,9 @@ def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
 
 async def ping(request: Request) -> Response:
     runtime = _runtime(request)
-    if runtime.ready:
-        return JSONResponse({"status": "ready", "engine": runtime.settings.engine})
+    if runtime.ready:  # a busy server is healthy too: SageMaker must not replace it
+        return JSONResponse({"status": "ready", "engine": runtime.settings.engine,
+                             **runtime.admission.snapshot()})
     state = "failed" if runtime.load_error else "loading"
     return JSONResponse({"status": state}, status_code=503)
 
@@ -92,19 +96,24 @@ async def invocations(request: Request) -> Response:
         chunks = await _unless_hung_up(request, runtime.plan(text, voice, speed, clock, normalize=normalize))
         if chunks is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
-    except (RequestError, ProtocolError, NotReady, ValueError) as exc:
-        status, body = http_error_body(exc)
-        return JSONResponse(body, status_code=status)
+        ticket = runtime.admission.admit()  # last: a request refused for its content holds no share
+    except (RequestError, ProtocolError, NotReady, ServerBusy, ValueError) as exc:
+        status, body, headers = http_error_body(exc)
+        return JSONResponse(body, status_code=status, headers=headers)
 
     async def audio() -> AsyncIterator[bytes]:
-        if fmt == "wav":
-            yield streaming_wav_header()
-        for chunk in chunks:
-            pcm = await runtime.render(chunk, clock)
-            clock.played(len(pcm) / SAMPLE_RATE)
-            yield to_pcm16(pcm)
+        try:
+            if fmt == "wav":
+                yield streaming_wav_header()
+            for chunk in chunks:
+                pcm = (await runtime.render(chunk, clock)).audio
+                clock.played(len(pcm) / SAMPLE_RATE)
+                yield to_pcm16(pcm)
+        finally:
+            ticket.release()
 
-    return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt])
+    # The background task releases the share too when the client left before the first byte.
+    return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt], background=BackgroundTask(ticket.release))
 
 
 async def session(websocket: WebSocket) -> None:
@@ -114,7 +123,17 @@ async def session(websocket: WebSocket) -> None:
         await websocket.send_text(encode_event(session_error(NotReady("model is loading")))[0])
         await websocket.close(code=1013)
         return
-    await Session(websocket, runtime).run()
+    try:
+        ticket = runtime.admission.admit()
+    except ServerBusy as busy:
+        await websocket.accept()
+        await websocket.send_text(encode_event(session_error(busy))[0])
+        await websocket.close(code=1013)  # try again later
+        return
+    try:
+        await Session(websocket, runtime).run()
+    finally:
+        ticket.release()
 
 
 def create_app(settings: ServerSettings, assets: ModelAssets) -> Starlette:

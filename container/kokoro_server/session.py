@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
+from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
@@ -33,12 +34,17 @@ from speech_protocol.messages import (
     ServerEvent,
     Start,
     Synthesize,
+    Words,
     decode_client_frame,
     encode_event,
 )
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
+
+
+class ClientNotReading(RuntimeError):
+    """The client stopped reading: the session ends and its work is dropped."""
 
 
 @dataclass
@@ -61,12 +67,22 @@ class Session:
         self._ids = itertools.count(1)
 
     async def send(self, event: ServerEvent) -> None:
+        """Send one event; a client that reads nothing for ``send_timeout_s`` ends the session.
+
+        Sending waits while the socket's buffers are full (backpressure), so a client that stops
+        reading holds at most those buffers and the piece being sent, never a growing queue.
+        """
         async with self._send_lock:  # an audio header and its PCM frame must never be split apart
-            for frame in encode_event(event):
-                if isinstance(frame, bytes):
-                    await self.ws.send_bytes(frame)
-                else:
-                    await self.ws.send_text(frame)
+            try:
+                async with asyncio.timeout(self.runtime.settings.send_timeout_s):
+                    for frame in encode_event(event):
+                        if isinstance(frame, bytes):
+                            await self.ws.send_bytes(frame)
+                        else:
+                            await self.ws.send_text(frame)
+            except TimeoutError:
+                limit = self.runtime.settings.send_timeout_s
+                raise ClientNotReading(f"the client read nothing for {limit:g} s") from None
 
     async def run(self) -> None:
         await self.ws.accept()
@@ -157,6 +173,7 @@ class Session:
             await self.send(session_error(exc, utterance.id))
             return
         await self.send(Start(utterance.id))
+        timeline = WordTimeline(chunks[0].words)
         seq, samples, synth_s, first_audio_s, started = 0, 0, 0.0, 0.0, time.perf_counter()
         queued_s = started - utterance.received
         for chunk in chunks:
@@ -164,13 +181,15 @@ class Session:
                 break
             t0 = time.perf_counter()
             try:
-                audio = await self.runtime.render(chunk, self.clock)
+                rendered = await self.runtime.render(chunk, self.clock)
             except Exception as exc:
                 await self.send(session_error(exc, utterance.id))
                 break
             synth_s += time.perf_counter() - t0
             if utterance.cancelled:
                 break
+            audio = rendered.audio
+            timeline.add(rendered.spans, len(audio))
             for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
                 part = audio[i : i + AUDIO_FRAME_SAMPLES]
                 await self.send(Audio(utterance.id, seq, to_pcm16(part)))
@@ -179,6 +198,7 @@ class Session:
                 seq += 1
             samples += len(audio)
             self.clock.played(len(audio) / SAMPLE_RATE)
+        await self.send(Words(utterance.id, timeline.spans()))
         await self.send(End(
             utterance.id, audio_s=round(samples / SAMPLE_RATE, 4), first_audio_s=round(first_audio_s, 4),
             synth_s=round(synth_s, 4), queued_s=round(queued_s, 4), cancelled=utterance.cancelled,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 
@@ -22,14 +21,15 @@ class ServerSettings:
     voice: str = DEFAULT_VOICE
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
+    max_sessions: int | None = None  # listeners at once; None = measured (kokoro_server.admission)
+    # Synthesis takes at least this many seconds per audio second (0 = off): benchmarks only, to measure
+    # the agent's policy across real-time factors on one machine.
+    simulate_rtf: float = 0.0
+    # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
+    send_timeout_s: float = 20.0
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
     header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
     max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
-    onnx_model: Path | None = None
-    torch_model: Path | None = None
-    voices_dir: Path | None = None
-    config: Path | None = None
-    assets_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):
@@ -40,6 +40,12 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if self.max_sessions is not None and self.max_sessions < 1:
+            raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
+        if not 0 <= self.simulate_rtf <= 10:
+            raise ValueError("simulate_rtf must be between 0 (off) and 10")
+        if not self.send_timeout_s > 0:
+            raise ValueError("send_timeout_s must be > 0")
         if not self.header_timeout_s > 0 or self.max_connections < 1:
             raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():

@@ -28,12 +28,22 @@ Example session (``>`` client, ``<`` server)::
     < {"type": "start", "id": "s1", "sample_rate": 24000}
     < {"type": "audio", "id": "s1", "seq": 0, "bytes": 28800}
     < <28800 bytes of PCM16>
+    < {"type": "words", "id": "s1", "words": [{"text": "Hello", "start_s": 0.02, "end_s": 0.31},
+                                             {"text": "there.", "start_s": 0.31, "end_s": 0.62}]}
     < {"type": "end", "id": "s1", "audio_s": 1.1, "first_audio_s": 0.31, ...}
     < {"type": "start", "id": "s2", ...} ... {"type": "end", "id": "s2", ...}
     > {"type": "close"}
     (server closes the socket)
 
-A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the session goes on.
+``words`` comes once per utterance, after its audio and before its ``end``: each written word of the
+utterance's text (split at whitespace, punctuation kept with its word; a word with nothing spoken, such as
+a lone dash, has no entry), with its time span in seconds from the first sample of that utterance's audio.
+Spans are in text order, do not overlap and lie inside the audio. A cancelled utterance's ``words`` covers
+the audio that was sent.
+
+A bad message gets ``{"type": "error", "code", "message", "id"?}`` and the session goes on. A server at
+capacity answers a new session with ``{"type": "error", "code": "server_busy", "message",
+"retry_after_s"}`` instead of ``ready`` and closes it with code 1013 (try again later).
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ MAX_ID_CHARS = 128
 MAX_FRAME_BYTES = 64 * 1024  # one client frame; an utterance plus JSON fits with room to spare
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
 SESSION_PATH = "/invocations-bidirectional-stream"
+SERVER_BUSY = "server_busy"  # error code: at capacity, retry later (the one error that ends a session)
 
 
 class ProtocolError(ValueError):
@@ -250,6 +261,32 @@ class Audio:
 
 
 @dataclass(frozen=True)
+class WordSpan:
+    """One written word and when it is heard, in seconds from the start of its utterance's audio."""
+
+    text: str
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class Words:
+    """The word spans of one utterance's audio, sent before its ``end`` (word highlighting, barge-in)."""
+
+    id: str
+    words: list[WordSpan]
+    type: str = "words"
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Words:
+        try:
+            spans = [WordSpan(w["text"], w["start_s"], w["end_s"]) for w in obj["words"]]
+            return cls(id=obj["id"], words=spans)
+        except (KeyError, TypeError) as err:
+            raise ProtocolError("bad_event", f"malformed words event: {err!r}"[:200]) from err
+
+
+@dataclass(frozen=True)
 class End:
     """Closes one utterance; the timings are the server's own, measured from the message's arrival."""
 
@@ -264,13 +301,17 @@ class End:
 
 @dataclass(frozen=True)
 class Error:
+    """``retry_after_s``: set with ``server_busy`` (the server is at capacity; the session is closed with
+    1013): when trying again may succeed."""
+
     code: str
     message: str
     id: str | None = None
+    retry_after_s: float | None = None
     type: str = "error"
 
 
-ServerEvent = Union[Ready, Start, Audio, End, Error]
+ServerEvent = Union[Ready, Start, Audio, Words, End, Error]
 _EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
 
 
@@ -313,6 +354,9 @@ class StreamDecoder:
             obj = json.loads(line)
             if obj.get("type") == "audio":
                 self._audio = obj
+                continue
+            if obj.get("type") == "words":
+                events.append(Words.from_json(obj))
                 continue
             cls = _EVENT_TYPES.get(obj.get("type"))
             if cls is None:

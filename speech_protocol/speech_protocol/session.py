@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 from collections.abc import AsyncIterator
 
 from .messages import (
+    SERVER_BUSY,
     Audio,
+    Cancel,
     Close,
     End,
     Error,
@@ -21,11 +24,13 @@ from .messages import (
     Start,
     StreamDecoder,
     Synthesize,
+    Words,
     encode_client_message,
 )
 from .transport import (
     Connector,
     PartStream,
+    TtsBusy,
     TtsError,
     TtsProtocolError,
     TtsServerError,
@@ -36,12 +41,30 @@ from .transport import (
 
 # An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
 MAX_PENDING_BYTES = 16 * 1024 * 1024
+# A session abandoned mid-answer (the listener interrupted or hung up) tells the server to drop its queued
+# and running pieces before closing; a server too busy to take that message within this time is just closed.
+CANCEL_SEND_S = 0.5
 
-SessionEvent = Start | Audio | End
+SessionEvent = Start | Audio | Words | End
+# Backoff between tries on a busy server: from the server's hint (or this), doubling up to the cap, each
+# pause drawn at random from its upper half so that refused agents do not all come back at once.
+FIRST_BACKOFF_S = 0.5
+MAX_BACKOFF_S = 8.0
+
+
+def backoff_s(attempt: int, hint_s: float | None) -> float:
+    """Pause before try ``attempt + 1`` after a ``server_busy`` refusal (jittered, bounded)."""
+    base = hint_s if isinstance(hint_s, (int, float)) and 0 < hint_s <= MAX_BACKOFF_S else FIRST_BACKOFF_S
+    ceiling = min(base * 2**attempt, MAX_BACKOFF_S)
+    return random.uniform(ceiling / 2, ceiling)
 
 
 class TtsSession:
     """Async context manager: connects on enter, always closes the stream on exit.
+
+    Entering waits for the server's Ready. A server at capacity answers ``server_busy`` instead: the
+    session tries again after a jittered backoff until ``timeout_s`` has passed since it began, then
+    raises :class:`TtsBusy`.
 
     ``binary_frames``: send every message as a BINARY frame, as the SageMaker SDK does unless told
     otherwise (the CLI's smoke check sends them so, to catch a server that reads TEXT frames only);
@@ -57,6 +80,8 @@ class TtsSession:
         self._finishing = False
         self._outstanding: set[str] = set()
         self._wake = asyncio.Event()
+        self._decoder = StreamDecoder()
+        self._early: list[SessionEvent] = []  # events that came with Ready, yielded first
         self.sample_rate: int | None = None
         self.rtf: float | None = None  # the server's advertised real-time factor, once Ready has arrived
 
@@ -66,17 +91,69 @@ class TtsSession:
         return self._ready
 
     async def __aenter__(self) -> TtsSession:
-        try:
-            async with asyncio.timeout(self._timeout_s):
-                self._stream = await self._connector.connect()
-        except TimeoutError:
-            raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
-        return self
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._timeout_s
+        attempt = 0
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    self._stream = await self._connector.connect()
+            except TimeoutError:
+                raise TtsUnreachable(f"no connection within {self._timeout_s:g} s") from None
+            try:
+                refusal = await self._await_ready()
+            except BaseException:
+                await self.__aexit__(None)
+                raise
+            if refusal is None:
+                return self
+            await self.__aexit__(None)
+            pause = backoff_s(attempt, refusal.retry_after_s)
+            if loop.time() + pause >= deadline:
+                raise TtsBusy(f"the model server stayed at capacity for {self._timeout_s:g} s "
+                              f"({attempt + 1} tries): {refusal.message}")
+            await asyncio.sleep(pause)
+            self._decoder = StreamDecoder()
+            attempt += 1
 
-    async def __aexit__(self, *exc_info: object) -> None:
+    async def _await_ready(self) -> Error | None:
+        """Read until Ready (None) or a ``server_busy`` refusal (returned); anything else raises."""
+        while not self._ready:
+            part = await self._next_part()
+            if part is None:
+                raise TtsSessionClosed("the model server closed the session before it started")
+            for event in self._decode(self._decoder, part):
+                if isinstance(event, Error) and event.code == SERVER_BUSY:
+                    return event
+                self._admit(event)
+        return None
+
+    def _admit(self, event) -> None:
+        """Handle one decoded event: Ready and errors here, the rest queued for :meth:`events`."""
+        if isinstance(event, Ready):
+            self._ready = True
+            self.sample_rate = event.sample_rate
+            self.rtf = usable_rtf(event.rtf)
+        elif isinstance(event, Error):
+            raise TtsServerError(f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id)
+        else:
+            self._early.append(event)
+
+    async def __aexit__(self, exc_type: object, *exc_info: object) -> None:
         if self._stream is not None:
+            if exc_type is not None and (self._outstanding or not self._finishing):
+                await self._cancel_all(self._stream)
             await self._stream.aclose()
             self._stream = None
+
+    @staticmethod
+    async def _cancel_all(stream: PartStream) -> None:
+        """Best effort: the session is being abandoned, so whatever fails here changes nothing."""
+        try:
+            async with asyncio.timeout(CANCEL_SEND_S):
+                await stream.send_text(encode_client_message(Cancel()))
+        except (TtsError, TimeoutError):
+            pass
 
     def _open_stream(self) -> PartStream:
         if self._stream is None or self._finishing:
@@ -125,9 +202,14 @@ class TtsSession:
             raise
 
     async def events(self) -> AsyncIterator[SessionEvent]:
-        """Start, Audio and End events in arrival order, until every sent piece has ended."""
-        decoder = StreamDecoder()
+        """Start, Audio, Words and End events in arrival order, until every sent piece has ended."""
         while True:
+            if self._early:
+                event = self._early.pop(0)
+                if isinstance(event, End):
+                    self._outstanding.discard(event.id)
+                yield event
+                continue
             if self._ready and self._finishing and not self._outstanding:
                 return
             if not self._waiting_for_server():
@@ -140,19 +222,8 @@ class TtsSession:
                     "the model server closed the session",
                     piece_id=min(self._outstanding, default=None),
                 )
-            for event in self._decode(decoder, part):
-                if isinstance(event, Ready):
-                    self._ready = True
-                    self.sample_rate = event.sample_rate
-                    self.rtf = usable_rtf(event.rtf)
-                elif isinstance(event, Error):
-                    raise TtsServerError(
-                        f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id
-                    )
-                else:
-                    if isinstance(event, End):
-                        self._outstanding.discard(event.id)
-                    yield event
+            for event in self._decode(self._decoder, part):
+                self._admit(event)
 
     @staticmethod
     def _decode(decoder: StreamDecoder, part: bytes | str) -> list:

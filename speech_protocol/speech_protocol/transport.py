@@ -55,6 +55,12 @@ class TtsServerError(TtsError):
         self.server_code = server_code
 
 
+class TtsBusy(TtsError):
+    """Every model server tried was at capacity (``server_busy``) until the session's timeout ran out."""
+
+    code = "tts_busy"
+
+
 class TtsProtocolError(TtsError):
     """The server's byte stream could not be decoded (garbage, unknown event, runaway frame)."""
 

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from cli.agent_local_servers import agent_server_thread
+from cli.answer_recording import events_from_sse
 from scripted_model_server import Peer, greet, scripted_model_server
 from servers import free_port
 from speech import transcribe, wer
-from voice_agent.answer_recording import events_from_sse
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
 from voice_agent.request import MAX_PROMPT_CHARS
@@ -135,7 +135,7 @@ async def test_oversized_body_is_refused_before_it_is_read(agent_url: str, size:
 
         streamed = await client.post(f"{agent_url}/invocations", content=chunks())
     for reply in (declared, streamed):
-        assert reply.status_code == 413 and reply.json()["error"]["code"] == "payload_too_large"
+        assert reply.status_code == 413 and reply.json()["error"]["code"] == "body_too_large"
 
 
 async def test_caller_leaving_closes_the_speech_session() -> None:

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from line_count import lines_executed
-from voice_agent.segmenter import (
+from voice_agent.segmenter import Segmenter
+from voice_agent.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
     MAX_RAMP_WORDS,
     NEXT_PIECE_WORDS,
     PIECE_OVERHEAD_S,
     SPEECH_WORDS_PER_S,
-    Segmenter,
     SegmentPolicy,
     SegmentPolicyError,
+    SpeechModel,
     adaptive_policy,
     first_piece_words,
     ramp_words,
@@ -202,7 +204,7 @@ def lines_run(text: str, policy: SegmentPolicy) -> int:
 def test_a_segmenter_adapts_to_the_servers_rtf_and_keeps_its_other_settings() -> None:
     segmenter = Segmenter(SegmentPolicy(max_chars=120))
     segmenter.adapt_to(0.44)
-    assert segmenter.policy == SegmentPolicy(max_chars=120, first_piece_min_words=3, ramp_words=17)
+    assert segmenter.policy == SegmentPolicy(max_chars=120, first_piece_min_words=3, ramp_words=17, rtf=0.44)
     assert segmenter.feed(TYPICAL)[:2] == ["Yes, of course,", "the museum is open every day,"]
 
 
@@ -225,3 +227,26 @@ def test_a_server_without_an_rtf_leaves_the_segmenter_as_it_was() -> None:
     segmenter = Segmenter(SegmentPolicy(first_piece_min_words=7))
     segmenter.adapt_to(None)
     assert segmenter.policy == SegmentPolicy(first_piece_min_words=7)
+
+
+# ---------------------------------------------------------------------------- the speech model decides
+
+
+def test_a_shorter_first_piece_is_taken_when_the_model_says_the_next_one_is_ready_in_time() -> None:
+    policy = replace(adaptive_policy(0.6), ramp_words=0)  # 4 words against a typical next piece
+    assert policy.first_piece_min_words == 4
+    short_next = "Yes, of course. The museum opens at nine in the morning."
+    long_next = "Yes, of course, the museum is open every day except on Mondays and holidays."
+    assert pieces_of(short_next, policy)[0] == "Yes, of course."  # a sentence end anyway
+    assert pieces_of("Well, yes, it is. The museum opens at nine.", policy)[0] == "Well, yes,"
+    assert pieces_of(long_next, policy)[0] == long_next  # 11 words next: the model says it would stall
+
+
+@given(st.floats(0.05, 1.5), st.sampled_from([1, 2, 3, 7]))
+def test_model_cuts_never_stall_and_never_depend_on_delta_sizes(rtf: float, size: int) -> None:
+    policy = adaptive_policy(rtf)
+    whole = pieces_of(TYPICAL, policy)
+    assert pieces_of(TYPICAL, policy, [TYPICAL[i : i + size] for i in range(0, len(TYPICAL), size)]) == whole
+    first, after = words(whole[0]), words(whole[1])
+    if first < policy.first_piece_min_words:
+        assert not SpeechModel(rtf).cut_stalls(first, after)

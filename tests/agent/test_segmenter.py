@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from line_count import lines_executed
-from voice_agent.segmenter import MIN_MAX_CHARS, Segmenter, SegmentPolicy, SegmentPolicyError
+from voice_agent.first_piece import MIN_MAX_CHARS
+from voice_agent.segmenter import Segmenter, SegmentPolicy, SegmentPolicyError
 
 NO_CLAUSE = SegmentPolicy(first_piece_clause=False)
 
@@ -523,3 +524,34 @@ def test_any_text_gives_well_formed_pieces(text: str, policy: SegmentPolicy, dat
     assert_well_formed(pieces, policy)
     heard = iter(c for c in text if c.isalnum())
     assert all(c in heard for c in "".join(pieces) if c.isalnum()), "a piece holds text that was not written"
+
+
+# ---------------------------------------------------------------------------- cut before a function word
+
+LONG_OPENING = "Here is a plan for your first day in the city, with a few options depending on the weather. "
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 1000])
+def test_without_a_clause_soon_the_first_piece_ends_before_a_preposition(size: int) -> None:
+    segmenter = Segmenter(SegmentPolicy(first_piece_min_words=3))
+    text = LONG_OPENING
+    pieces = [p for i in range(0, len(text), size) for p in segmenter.feed(text[i : i + size])] + segmenter.flush()
+    assert pieces[:2] == ["Here is a plan", "for your first day in the city, with a few options depending on the weather."]
+
+
+def test_a_clause_mark_just_after_the_function_word_is_worth_waiting_for() -> None:
+    segmenter = Segmenter(SegmentPolicy(first_piece_min_words=3))
+    pieces = segmenter.feed("We can meet in town, or at the station later today. Fine.") + segmenter.flush()
+    assert pieces[0] == "We can meet in town,"
+
+
+def test_words_that_bind_to_the_word_before_are_not_cut_points() -> None:
+    segmenter = Segmenter(SegmentPolicy(first_piece_min_words=2))
+    text = "A large cup of very hot sweet tea to drink slowly is what I want now. Yes."
+    assert (segmenter.feed(text) + segmenter.flush())[0] == text.removesuffix(" Yes.")
+
+
+def test_only_the_first_piece_is_cut_before_a_function_word() -> None:
+    segmenter = Segmenter(SegmentPolicy(first_piece_min_words=2))
+    text = "Sure thing. The museum opens at nine in the morning on weekdays."
+    assert segmenter.feed(text) + segmenter.flush() == ["Sure thing.", text.removeprefix("Sure thing. ")]

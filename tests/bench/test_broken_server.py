@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
@@ -16,7 +13,7 @@ from starlette.websockets import WebSocket
 from typer.testing import CliRunner
 
 from bench.cli import cli
-from servers import free_port
+from cli.agent_local_servers import agent_server_thread
 from speech_protocol.messages import SESSION_PATH
 
 
@@ -44,17 +41,8 @@ async def refuse(websocket: WebSocket) -> None:
 @contextlib.contextmanager
 def look_alike(session) -> Iterator[str]:
     app = Starlette(routes=[Route("/ping", ping), WebSocketRoute(SESSION_PATH, session)])
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with agent_server_thread(app, graceful_s=1) as url:
+        yield url
 
 
 @pytest.mark.parametrize("session, needle", [

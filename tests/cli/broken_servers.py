@@ -6,21 +6,18 @@ import asyncio
 import contextlib
 import math
 import struct
-import threading
-import time
 from collections.abc import Iterator
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from servers import free_port
-from speech_protocol.messages import SESSION_PATH
+from cli.agent_local_servers import agent_server_thread
+from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH
 
 ONE_SECOND_OF_TONE = b"".join(
-    struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 24000))) for i in range(24000)
+    struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / SAMPLE_RATE))) for i in range(SAMPLE_RATE)
 )
 
 
@@ -30,7 +27,7 @@ async def ping(request) -> Response:
 
 async def invocations(request) -> Response:
     """A healthy /invocations, so only the session path is broken."""
-    return Response(ONE_SECOND_OF_TONE, media_type="audio/pcm;rate=24000")
+    return Response(ONE_SECOND_OF_TONE, media_type=f"audio/pcm;rate={SAMPLE_RATE}")
 
 
 async def text_frames_only(websocket: WebSocket) -> None:
@@ -63,15 +60,5 @@ def app_with(session) -> Starlette:
 @contextlib.contextmanager
 def serving(app: Starlette) -> Iterator[str]:
     """Run ``app`` with uvicorn in a thread on a free loopback port; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with agent_server_thread(app, graceful_s=1) as url:  # a silent session must not hold the shutdown
+        yield url

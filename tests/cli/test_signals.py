@@ -53,9 +53,12 @@ def wait_for(condition, timeout: float, what: str) -> None:
 
 
 def start_cli(tmp_path: Path, *argv: str) -> subprocess.Popen:
+    """The CLI as a terminal starts it: SIGINT at its default even when this run has it ignored (a
+    background job's children inherit an ignored SIGINT, and Python then never raises KeyboardInterrupt)."""
     log = (tmp_path / "cli.log").open("w")
     return subprocess.Popen([str(BIN / argv[0]), *argv[1:]], env=env_without_aws(AWS_REGION="eu-west-1"),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_flight(tmp_path: Path):

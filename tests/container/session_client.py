@@ -12,11 +12,12 @@ def ws_url(base: str) -> str:
     return server_urls(base).session
 
 
-async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None) -> list:
-    """Collect events until ``done(events)`` is true; optionally keep the raw frames."""
+async def read_until(ws, decoder: StreamDecoder, done, raw: list | None = None, timeout: float = 60) -> list:
+    """Collect events until ``done(events)`` is true, each frame within ``timeout`` seconds; optionally keep
+    the raw frames."""
     events: list = []
     while not done(events):
-        frame = await asyncio.wait_for(ws.recv(), timeout=60)
+        frame = await asyncio.wait_for(ws.recv(), timeout=timeout)
         if raw is not None:
             raw.append(frame.encode() if isinstance(frame, str) else frame)
         events += decoder.feed(frame)

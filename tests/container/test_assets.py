@@ -12,7 +12,7 @@ from kokoro_server.assets import AssetError
 
 def test_offline_set_resolves_and_is_verified():
     resolved = model_assets.resolve("onnx")
-    assert resolved.onnx_model.name == "kokoro-v1.0.int8.onnx"
+    assert resolved.onnx_model.name == "kokoro-v1.0.int8.timed.onnx"  # the int8 model, durations exposed
     assert len(resolved.voices) == 54
     assert resolved.load_voice("af_heart").shape == (510, 1, 256)
     assert resolved.vocab()["a"] > 0
@@ -23,8 +23,8 @@ def test_missing_weights_name_file_hash_and_fix(tmp_path):
     with pytest.raises(AssetError) as info:
         model_assets.resolve("onnx", assets_dir=tmp_path)
     message = str(info.value)
-    assert "kokoro-v1.0.int8.onnx" in message and "missing" in message
-    assert model_assets.manifest()["onnx"]["sha256"] in message and "./setup.sh" in message
+    assert "kokoro-v1.0.int8.timed.onnx" in message and "missing" in message
+    assert model_assets.manifest()["onnx_timed"]["sha256"] in message and "./setup.sh" in message
 
 
 def test_corrupt_voice_is_caught(tmp_path):

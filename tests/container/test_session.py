@@ -20,6 +20,7 @@ from speech_protocol.messages import (
     Start,
     StreamDecoder,
     Synthesize,
+    Words,
     encode_client_message,
 )
 
@@ -30,7 +31,7 @@ async def test_binary_frame_message_is_spoken(model_server_url):
         await ws.send(encode_client_message(Synthesize("Binary frames work.", id="b1")).encode())
         events = await read_until(ws, StreamDecoder(), ends(1))
     assert isinstance(events[0], Ready)
-    assert [type(e) for e in events if not isinstance(e, Audio)] == [Ready, Start, End]
+    assert [type(e) for e in events if not isinstance(e, Audio)] == [Ready, Start, Words, End]
     assert pcm_bytes(events, "b1") > 24000  # over half a second of audio
 
 

@@ -17,9 +17,21 @@ import websockets
 from kokoro import KModel
 
 from kokoro_server import assets as model_assets
-from kokoro_server.engine.backend import load_backend
+from kokoro_server.engine.backend import FRAME_SAMPLES, load_backend
+from kokoro_server.engine.phonemes import Phonemizer
+from kokoro_server.engine.synthesizer import Synthesizer
+from kokoro_server.engine.voices import VoiceBank
+from kokoro_server.engine.word_timing import WordTimeline
 from servers import model_server_process
-from speech_protocol.messages import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import (
+    SESSION_PATH,
+    Audio,
+    End,
+    StreamDecoder,
+    Synthesize,
+    Words,
+    encode_client_message,
+)
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 
@@ -40,8 +52,29 @@ def random_weights(tmp_path_factory):
 def test_backend_speaks_phonemes(random_weights):
     assets = model_assets.resolve("torch", torch_model=random_weights)
     backend = load_backend("torch", assets, "cpu", 0)
-    audio = backend.infer("hˈI", assets.load_voice("af_heart")[2], 1.0)
-    assert audio.dtype == np.float32 and audio.ndim == 1 and len(audio) >= 600 * 3
+    out = backend.infer("hˈI", assets.load_voice("af_heart")[2], 1.0)
+    assert out.audio.dtype == np.float32 and out.audio.ndim == 1 and len(out.audio) >= 600 * 3
+    # pred_dur per character of the phonemes, between the two pads; it is exactly the audio's length
+    assert len(out.frames) == 3 + 2 and out.frames.min() >= 1
+    assert len(out.audio) == out.frames.sum() * FRAME_SAMPLES
+
+
+def test_word_spans_have_the_right_structure(random_weights):
+    # Random weights speak noise, so only the structure can be checked: one span per written word, in
+    # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
+    assets = model_assets.resolve("torch", torch_model=random_weights)
+    synth = Synthesizer(load_backend("torch", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
+                        default_voice="af_heart")
+    chunks = synth.plan("Hi, you. Go!", None, 1.0)
+    timeline = WordTimeline(chunks[0].words)
+    for chunk in chunks:
+        rendered = synth.render(chunk)
+        timeline.add(rendered.spans, len(rendered.audio))
+    spans = timeline.spans()
+    assert [w.text for w in spans] == ["Hi,", "you.", "Go!"]
+    edges = [t for w in spans for t in (w.start_s, w.end_s)]
+    assert edges == sorted(edges) and 0 <= edges[0] and edges[-1] <= timeline.samples / 24_000
+    assert all(w.start_s < w.end_s for w in spans)
 
 
 def test_cuda_without_a_gpu_is_a_clear_error(random_weights):
@@ -67,4 +100,8 @@ def test_server_on_torch_engine_serves_http_and_session(random_weights):
                 return events
 
         events = asyncio.run(session())
-        assert sum(len(e.pcm) for e in events if isinstance(e, Audio)) > 0
+        samples = sum(len(e.pcm) for e in events if isinstance(e, Audio)) // 2
+        assert samples > 0
+        (words,) = [e for e in events if isinstance(e, Words)]
+        assert [w.text for w in words.words] == ["Hi"]
+        assert 0 <= words.words[0].start_s < words.words[0].end_s <= samples / 24_000

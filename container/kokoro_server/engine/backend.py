@@ -1,12 +1,24 @@
-"""The seam between the engine and a model runtime: phonemes and a style vector in, audio out."""
+"""The seam between the engine and a model runtime: phonemes and a style vector in, audio and durations out."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Mapping, Protocol
 
 import numpy as np
 
 MAX_PHONEMES = 510  # Kokoro's context is 512 tokens including the two pad tokens
+FRAME_SAMPLES = 600  # one predicted duration frame: 25 ms at 24 kHz (the decoder's total upsampling)
+
+
+@dataclass(frozen=True)
+class Inference:
+    """One forward pass. ``frames`` has ``len(phonemes) + 2`` entries: the leading pad token, each
+    character of the phonemes (0 for a character the model has no symbol for, which it skips), the
+    trailing pad token; ``audio`` is exactly ``frames.sum() * FRAME_SAMPLES`` samples long."""
+
+    audio: np.ndarray  # float32 mono, 24 kHz
+    frames: np.ndarray  # int64
 
 
 class Backend(Protocol):
@@ -14,9 +26,27 @@ class Backend(Protocol):
 
     name: str
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> np.ndarray:
-        """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``): float32 mono audio."""
+    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
+        """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``)."""
         ...
+
+
+def token_ids(phonemes: str, vocab: Mapping[str, int]) -> list[int]:
+    """The model's input ids for ``phonemes``: characters outside the vocabulary are skipped, as
+    kokoro's own ``KModel`` does."""
+    return [vocab[p] for p in phonemes if p in vocab]
+
+
+def frames_per_character(phonemes: str, vocab: Mapping[str, int], token_frames: np.ndarray) -> np.ndarray:
+    """Spread the model's frames per input token (pads included) over the characters of ``phonemes``."""
+    token_frames = np.asarray(token_frames, dtype=np.int64).reshape(-1)
+    known = np.array([p in vocab for p in phonemes], dtype=bool)
+    if token_frames.size != int(known.sum()) + 2:
+        raise ValueError(f"the model gave {token_frames.size} durations for {int(known.sum())} tokens + 2 pads")
+    frames = np.zeros(len(phonemes) + 2, dtype=np.int64)
+    frames[0], frames[-1] = token_frames[0], token_frames[-1]
+    frames[1:-1][known] = token_frames[1:-1]
+    return frames
 
 
 def load_backend(engine: str, assets, device: str, threads: int) -> Backend:

@@ -1,11 +1,18 @@
-"""Kokoro-82M on onnxruntime: the CPU default (int8 weights from the offline set)."""
+"""Kokoro-82M on onnxruntime: the CPU default (int8 weights from the offline set).
+
+The graph is loaded with its duration tensor exposed as a second output (:mod:`timed_onnx`): the offline
+set's timed model already has it; any other Kokoro v1.0 export given with ``--onnx-model`` gets the same
+edit in memory.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import onnxruntime as ort
 
-from kokoro_server.assets import ModelAssets
+from kokoro_server.assets import STYLE_DIM, ModelAssets
+from kokoro_server.engine.backend import Inference, frames_per_character, token_ids
+from kokoro_server.engine.timed_onnx import DURATIONS_OUTPUT, expose
 
 
 class OnnxBackend:
@@ -18,14 +25,16 @@ class OnnxBackend:
         providers = ["CPUExecutionProvider"]
         if device == "cuda":
             providers.insert(0, "CUDAExecutionProvider")
-        self._session = ort.InferenceSession(str(assets.onnx_model), options, providers=providers)
+        model = expose(assets.onnx_model.read_bytes())
+        self._session = ort.InferenceSession(model, options, providers=providers)
         self._vocab = assets.vocab()
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> np.ndarray:
-        ids = [self._vocab[p] for p in phonemes if p in self._vocab]
+    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
         feeds = {
-            "tokens": np.array([[0, *ids, 0]], dtype=np.int64),
-            "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
+            "tokens": np.array([[0, *token_ids(phonemes, self._vocab), 0]], dtype=np.int64),
+            "style": np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM),
             "speed": np.array([speed], dtype=np.float32),
         }
-        return self._session.run(None, feeds)[0].reshape(-1).astype(np.float32, copy=False)
+        audio, durations = self._session.run(["audio", DURATIONS_OUTPUT], feeds)
+        return Inference(audio=audio.reshape(-1).astype(np.float32, copy=False),
+                         frames=frames_per_character(phonemes, self._vocab, durations))

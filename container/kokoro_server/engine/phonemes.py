@@ -73,13 +73,15 @@ class Phonemizer:
             for lang in LANGUAGES
         }
 
-    def phonemize(self, text: str, lang: str) -> str:
+    def phonemize(self, text: str, lang: str) -> tuple[str, list[en.MToken]]:
+        """The phoneme string and misaki's tokens (text, phonemes, whitespace), which word timing maps
+        back to the written words; the string is each token's phonemes followed by its whitespace."""
         try:
-            phonemes, _tokens = self._g2p[lang](self._bound(text))
+            phonemes, tokens = self._g2p[lang](self._bound(text))
         except (ArithmeticError, RecursionError, ValueError, IndexError) as exc:
             raise UnreadableText(f"the text could not be read aloud ({type(exc).__name__}); "
                                  "rewrite numbers and symbols in it as words") from exc
-        return phonemes.strip()
+        return phonemes, tokens
 
 
 def _pack(parts: list[str], limit: int) -> list[str]:

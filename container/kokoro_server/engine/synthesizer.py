@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kokoro_server.audio import trim_silence
+from kokoro_server.audio import cut, speech_bounds
 from kokoro_server.engine.backend import Backend
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
+from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
+from speech_protocol.messages import SAMPLE_RATE
 
 # Sentence-length, so the real-time factor measured on it (and advertised in Ready) matches real pieces:
 # on "Ready." alone it read 0.66 against 0.44 on sentences (bench, 2-core CPU).
@@ -29,9 +31,22 @@ class NothingToSay(ValueError):
 
 @dataclass(frozen=True)
 class Chunk:
+    """One model call's worth of an utterance. ``owners``: the written word (an index into ``words``,
+    the utterance's written words) each phoneme character belongs to, -1 for none."""
+
     phonemes: str
     voice: Voice
     speed: float
+    owners: tuple[int, ...] = ()
+    words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A chunk's audio, trimmed, and each word's ``(first, last)`` sample in it (see word_timing)."""
+
+    audio: np.ndarray
+    spans: dict[int, tuple[int, int]]
 
 
 class Synthesizer:
@@ -50,20 +65,26 @@ class Synthesizer:
         """``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty")."""
         style = self.voices.get(voice or self.default_voice)
         spoken = normalize_text(text, enabled=normalize)
-        phonemes = self.phonemizer.phonemize(spoken.spoken, style.lang)
+        phonemes, tokens = self.phonemizer.phonemize(spoken.spoken, style.lang)
+        spans = written_words(spoken.written)
+        words = tuple(spoken.written[a:b] for a, b in spans)
+        pieces = chunk_phonemes(phonemes)
+        owners = chunk_owners(phonemes, phoneme_owners(spoken, tokens, spans), pieces)
         # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
-        chunks = [Chunk(ps, style, speed) for ps in chunk_phonemes(phonemes) if any(c.isalpha() for c in ps)]
+        chunks = [Chunk(ps, style, speed, own, words)
+                  for ps, own in zip(pieces, owners) if any(c.isalpha() for c in ps)]
         if not chunks:
             raise NothingToSay("the text has nothing to speak")
         return chunks
 
-    def render(self, chunk: Chunk) -> np.ndarray:
-        audio = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
-        return trim_silence(audio) if self.trim else audio
+    def render(self, chunk: Chunk) -> Rendered:
+        out = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
+        start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
+        return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop))
 
     def speak(self, text: str, voice: str | None = None, speed: float = 1.0) -> np.ndarray:
         """The whole utterance in one array: for warm-up, tests and the benchmark's baseline."""
-        parts = [self.render(c) for c in self.plan(text, voice, speed)]
+        parts = [self.render(c).audio for c in self.plan(text, voice, speed)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
     def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3) -> float:
@@ -73,5 +94,5 @@ class Synthesizer:
         for _ in range(rounds):
             start = time.perf_counter()
             audio = self.speak(text)
-            rtf = (time.perf_counter() - start) / max(len(audio) / 24_000, 1e-3)
+            rtf = (time.perf_counter() - start) / max(len(audio) / SAMPLE_RATE, 1e-3)
         return rtf

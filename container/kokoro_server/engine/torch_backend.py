@@ -9,7 +9,8 @@ import numpy as np
 import torch
 from kokoro import KModel
 
-from kokoro_server.assets import ModelAssets
+from kokoro_server.assets import STYLE_DIM, ModelAssets
+from kokoro_server.engine.backend import Inference, frames_per_character
 
 
 class TorchBackend:
@@ -25,8 +26,9 @@ class TorchBackend:
             repo_id="hexgrad/Kokoro-82M", config=str(assets.config), model=str(assets.torch_model)
         ).to(device).eval()
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> np.ndarray:
-        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, 256))
+    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
+        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM))
         with torch.inference_mode():
-            audio = self._model(phonemes, ref_s, speed)
-        return audio.reshape(-1).float().numpy()
+            out = self._model(phonemes, ref_s, speed, return_output=True)
+        return Inference(audio=out.audio.reshape(-1).float().numpy(),
+                         frames=frames_per_character(phonemes, self._model.vocab, out.pred_dur.numpy()))

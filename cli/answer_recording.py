@@ -1,8 +1,9 @@
 """The caller's side of the agent's event stream: one answer recorded as audio, text and timings.
 
-Shared by ``deploy-agent local`` and ``deploy-agent invoke`` (and usable by any client): SSE lines in,
-an :class:`AnswerRecording` out, written as ``answer.wav`` + ``report.json``. ``ttfa_s`` is measured
-here, from the moment the request was sent to the first audio byte received: what a listener waits.
+Used by ``deploy-agent local`` and ``deploy-agent invoke`` (and usable by any client; it lives with the
+CLI so the agent's bundle does not carry it): SSE lines in, an :class:`AnswerRecording` out, written as
+``answer.wav`` + ``report.json``. ``ttfa_s`` is measured here, from the moment the request was sent to
+the first audio byte received: what a listener waits.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
-
-from .events import (
+from voice_agent.events import (
     AgentEvent,
     AudioChunk,
     ErrorEvent,

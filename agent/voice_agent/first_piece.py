@@ -1,0 +1,141 @@
+"""How eagerly an answer is cut into pieces: the policy, and the speech model it is sized from.
+
+The first piece alone decides when speech starts, but its audio must outlast the synthesis of the piece
+after it, or the listener hears a few words and then a gap (docs/decisions/082-first-piece-from-the-model.md).
+:class:`SpeechModel` says how long a piece of ``n`` words takes to synthesize and to play at a measured
+speed; the policy asks it one question, "would this cut stall?", and the benchmark's lower bound
+(``bench.lower_bound``) asks the same model the same question for every possible cut of a text.
+
+Why a ramp: a short first piece is only safe if the next piece is short too. While little audio is
+queued, later pieces may also end at clause marks; every piece adds ``(1 - rtf)`` of its own length to the
+lead, and once the lead covers a whole long sentence's synthesis the ramp ends and pieces are sentences
+again (fewer seams, better prosody).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+# Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
+# stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
+DEFAULT_FIRST_PIECE_MIN_WORDS = 4
+# Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
+# (English runs near one phoneme per character), so one long sentence never holds back the next for long.
+DEFAULT_MAX_CHARS = 300
+# A cut needs room for a few words; below this every piece would be a forced cut.
+MIN_MAX_CHARS = 16
+DEFAULT_RAMP_WORDS = 0
+
+# The piece after the first, as the ramp cuts it ("the museum is open every day,").
+NEXT_PIECE_WORDS = 6
+# Per piece beyond synthesis: the server's own cost (~10 ms of socket and scheduler on loopback) and the
+# engine's fixed cost per call, which weighs more on a short piece than the rtf says.
+PIECE_OVERHEAD_S = 0.05
+SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
+ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
+LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
+MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
+
+
+class SegmentPolicyError(ValueError):
+    """A policy value out of range: raised when the policy is built, never mid-answer."""
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SegmentPolicyError(f"{name} must be an int, got {value!r}")
+    if value < low:
+        raise SegmentPolicyError(f"{name} must be >= {low}, got {value}")
+
+
+def _check_rtf(rtf: float) -> None:
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
+
+
+@dataclass(frozen=True)
+class SegmentPolicy:
+    """How eagerly pieces are cut. Small and frozen so that an adaptive policy can swap in another.
+
+    ``first_piece_min_words``: a piece may end at a clause mark once it holds this many words; always for
+    the first piece (when ``first_piece_clause``), and for later ones while fewer than ``ramp_words`` words
+    have been emitted in the answer (0: the first piece only). With no clause mark in sight, the first
+    piece may also end before a conjunction or preposition (``voice_agent.segmenter``).
+    """
+
+    first_piece_min_words: int = DEFAULT_FIRST_PIECE_MIN_WORDS
+    first_piece_clause: bool = True
+    max_chars: int = DEFAULT_MAX_CHARS
+    ramp_words: int = DEFAULT_RAMP_WORDS
+    # The server's real-time factor, when known: a first piece shorter than first_piece_min_words is then
+    # taken at a clause mark if the speech model says the piece after it is ready in time.
+    rtf: float | None = None
+
+    def __post_init__(self) -> None:
+        _check_int("first_piece_min_words", self.first_piece_min_words, 1)
+        if self.rtf is not None:
+            _check_rtf(self.rtf)
+        if not isinstance(self.first_piece_clause, bool):
+            raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
+        _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
+        _check_int("ramp_words", self.ramp_words, 0)
+
+
+@dataclass(frozen=True)
+class SpeechModel:
+    """How long pieces take to synthesize and to play, at one measured speed.
+
+    ``synth_s(n) = overhead_s + rtf * n / words_per_s``: one worker, serial pieces, a fixed cost per call.
+    """
+
+    rtf: float
+    words_per_s: float = SPEECH_WORDS_PER_S
+    overhead_s: float = PIECE_OVERHEAD_S
+
+    def __post_init__(self) -> None:
+        _check_rtf(self.rtf)
+
+    def audio_s(self, words: float) -> float:
+        return words / self.words_per_s
+
+    def synth_s(self, words: float) -> float:
+        return self.overhead_s + self.rtf * words / self.words_per_s
+
+    def cut_stalls(self, words: int, next_words: int, lead_s: float = 0.0) -> bool:
+        """Would ending a piece of ``words`` here starve the listener before ``next_words`` are ready?
+
+        ``lead_s``: audio already queued ahead of this piece (0 for the first piece).
+        """
+        return lead_s + self.audio_s(words) < self.synth_s(next_words)
+
+
+def first_piece_words(rtf: float) -> int:
+    """Fewest first-piece words whose cut does not stall the ramp's next piece, within ``ADAPTIVE_FIRST_WORDS``."""
+    model = SpeechModel(rtf)
+    low, high = ADAPTIVE_FIRST_WORDS
+    return next((n for n in range(low, high) if not model.cut_stalls(n, NEXT_PIECE_WORDS)), high)
+
+
+def ramp_words(rtf: float) -> int:
+    """Words after which the audio queued ahead covers a long sentence's synthesis: where the ramp ends.
+
+    Synthesis is serial and faster than the LLM, so after ``W`` words the lead is about ``(1 - rtf)`` of
+    their audio; the ramp ends at the first ``W`` whose lead no long sentence's cut would outrun, at most
+    ``MAX_RAMP_WORDS`` (an rtf of 1 or more never gets there).
+    """
+    model = SpeechModel(rtf)
+    if rtf >= 1:
+        return MAX_RAMP_WORDS
+    needed = model.synth_s(LONG_SENTENCE_WORDS) / ((1 - rtf) / model.words_per_s)
+    return min(math.ceil(needed), MAX_RAMP_WORDS)
+
+
+def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) -> SegmentPolicy:
+    """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf``.
+
+    ``None`` (a server that advertises no rtf) keeps ``base`` as it is.
+    """
+    if rtf is None:
+        return base
+    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf), rtf=rtf)

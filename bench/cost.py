@@ -1,0 +1,73 @@
+"""Capacity and what it costs: the most concurrent voices a machine carries, in dollars per hour.
+
+Capacity is measured, never estimated: the most concurrent sessions of the run's concurrency ladder
+whose listeners never stalled and whose first audio stayed under ``FIRST_AUDIO_P95_S`` at p95. Cost then
+follows from an instance price (``bench/data/instance_prices.json``, with its source and date, since
+prices cannot be fetched here): dollars per concurrent voice-hour (price / capacity) and per hour of
+speech delivered (price / audio hours per wall hour at that load). An instance whose engine and device
+this run did not measure is reported as "not measured".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .concurrency import ConcurrencyResult
+from .errors import BenchError
+from .timeline import STALL_TOLERANCE_S
+
+PRICES = Path(__file__).parent / "data" / "instance_prices.json"
+FIRST_AUDIO_P95_S = 1.0  # a voice agent that takes longer than this to start speaking feels broken
+
+
+@dataclass(frozen=True)
+class Capacity:
+    sessions: int | None  # None: not even one session met the bar on this run
+    throughput_x: float | None  # audio seconds delivered per wall second at that load
+    rtf: float | None  # the real-time factor the run measured on sentences
+
+
+@dataclass(frozen=True)
+class CostRow:
+    instance: str
+    usd_per_hour: float
+    engine: str
+    device: str
+    measured: bool
+    sessions: int | None
+    usd_per_voice_hour: float | None
+    usd_per_speech_hour: float | None
+    note: str
+
+
+def capacity(concurrency: list[ConcurrencyResult], rtf: float | None) -> Capacity:
+    ok = [c for c in concurrency if c.max_stall_s <= STALL_TOLERANCE_S and c.ttfa_p95_s < FIRST_AUDIO_P95_S]
+    best = max(ok, key=lambda c: c.sessions, default=None)
+    return Capacity(best and best.sessions, best and best.throughput_x, rtf)
+
+
+def load_prices(path: Path = PRICES) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise BenchError(f"cannot read the instance prices {path}: {err}") from err
+
+
+def cost_rows(cap: Capacity, engine: str, device: str, machine: str, prices: dict) -> list[CostRow]:
+    rows = []
+    for name, item in prices["instances"].items():
+        price = float(item["usd_per_hour"])
+        same = (item["engine"], item["device"]) == (engine, device)
+        if not same or cap.sessions is None:
+            note = (f"not measured: needs a run of {item['engine']} on {item['device']}" if not same else
+                    f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf}")
+            rows.append(CostRow(name, price, item["engine"], item["device"], False, None, None, None, note))
+            continue
+        rows.append(CostRow(
+            name, price, engine, device, True, cap.sessions,
+            round(price / cap.sessions, 4), round(price / cap.throughput_x, 4) if cap.throughput_x else None,
+            f"capacity measured on {machine} at rtf {cap.rtf}, not on the instance itself",
+        ))
+    return rows

@@ -1,0 +1,123 @@
+"""The earliest first audio ANY cut of a text could reach with zero stall, on the same run.
+
+Figures on a shared machine swing by 2x from run to run, so a ratio against one-at-a-time alone cannot
+say whether the first-piece policy is good. This bound can: given the run's own LLM timeline (when each
+word was written) and its measured synthesis speed (:class:`voice_agent.first_piece.SpeechModel`, the
+model the agent's policy is sized from), it finds the cut points, at word boundaries, whose first piece
+is ready soonest while every later piece is ready before the listener needs it. The pipelined strategy's
+first audio over this bound says how much a policy could still gain (goal <= 1.2).
+
+Search: for each first-piece length ``c`` (shortest first) a dynamic program over cut points asks whether
+the rest can follow without a stall; the first ``c`` that can gives the bound. ``F[j]``, the earliest time
+the pieces up to word ``j`` are all synthesized without a stall, only gets better when smaller, so keeping
+the minimum per ``j`` is exact. Serial synthesis (one worker), as the server runs it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from voice_agent.first_piece import SpeechModel
+
+from .errors import BenchError
+from .stats import median
+from .timeline import play
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Bound:
+    first_audio_s: float  # earliest first audio byte any zero-stall cut reaches
+    first_piece: str  # the words of that first piece
+
+
+def word_ready_times(deltas: list[tuple[float, str]]) -> tuple[list[str], list[float]]:
+    """The words the LLM wrote and when each was certainly complete (the character after it arrived)."""
+    text, owner = "", []
+    for index, (_t, delta) in enumerate(deltas):
+        text += delta
+        owner += [index] * len(delta)
+    words, ready = [], []
+    for match in _WORD.finditer(text):
+        words.append(match.group())
+        after = match.end()
+        ready.append(deltas[owner[after]][0] if after < len(text) else deltas[-1][0])
+    if not words:
+        raise BenchError("the LLM wrote no words")
+    return words, ready
+
+
+def fit_speech_model(synth_s: list[float], audio_s: list[float], words_per_s: float) -> SpeechModel:
+    """Synthesis seconds = overhead + rtf x audio seconds, least squares over the run's own pieces."""
+    pairs = [(a, s) for a, s in zip(audio_s, synth_s) if a > 0]
+    if len(pairs) < 2:
+        raise BenchError("too few timed pieces to measure the synthesis speed")
+    mean_a = sum(a for a, _ in pairs) / len(pairs)
+    mean_s = sum(s for _, s in pairs) / len(pairs)
+    spread = sum((a - mean_a) ** 2 for a, _ in pairs)
+    rtf = sum((a - mean_a) * (s - mean_s) for a, s in pairs) / spread if spread else mean_s / mean_a
+    overhead = mean_s - rtf * mean_a
+    if rtf <= 0 or overhead < 0:  # noisy pieces: fall back to a pure ratio, no fixed cost
+        rtf, overhead = mean_s / mean_a, 0.0
+    return SpeechModel(rtf=rtf, words_per_s=words_per_s, overhead_s=overhead)
+
+
+def lower_bound(words: list[str], ready: list[float], model: SpeechModel) -> Bound:
+    """The earliest zero-stall first audio over every cut of ``words`` (see the module docstring)."""
+    for first in range(1, len(words) + 1):
+        first_audio = ready[first - 1] + model.synth_s(first)
+        if _rest_follows(first, first_audio, ready, model):
+            return Bound(round(first_audio, 4), " ".join(words[:first]))
+    raise AssertionError("one piece holding every word never stalls")  # pragma: no cover
+
+
+def _rest_follows(first: int, first_audio: float, ready: list[float], model: SpeechModel) -> bool:
+    n = len(ready)
+    done = [math.inf] * (n + 1)  # done[j]: earliest moment words [0, j) are synthesized, no stall so far
+    done[first] = first_audio
+    for j in range(first + 1, n + 1):
+        for i in range(first, j):
+            if done[i] == math.inf:
+                continue
+            finish = max(ready[j - 1], done[i]) + model.synth_s(j - i)
+            if finish <= first_audio + model.audio_s(i) and finish < done[j]:  # ready before it is needed
+                done[j] = finish
+    return done[n] < math.inf
+
+
+@dataclass(frozen=True)
+class BoundResult:
+    """One text's pipelined first audio against its lower bound on the same run (medians over repeats)."""
+
+    text: str
+    rtf: float  # the fitted synthesis speed the bound assumes
+    overhead_s: float
+    words_per_s: float
+    bound_audible_s: float
+    pipelined_audible_s: float
+    ratio: float  # pipelined / bound: 1.0 is the best any cut could do
+    bound_first_piece: str
+    pipelined_first_piece: str
+
+
+def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
+    """``traces``: the pipelined strategy's runs of ``text`` (each with its LLM timeline and audio)."""
+    bounds, heard = [], []
+    for trace in traces:
+        words, ready = word_ready_times(list(zip(trace.deltas, trace.written)))
+        bound = lower_bound(words, ready, model)
+        playback = play(trace.audio)
+        audible = playback.audible_s if playback.audible_s is not None else playback.end_s
+        # The same near-silence before the first audible sample as the run's own pieces had.
+        bounds.append((bound.first_audio_s + audible - playback.ttfa_s, bound.first_piece))
+        heard.append(audible)
+    bound_s, mine_s = median([b for b, _ in bounds]), median(heard)
+    return BoundResult(
+        text=text, rtf=round(model.rtf, 3), overhead_s=round(model.overhead_s, 3),
+        words_per_s=round(model.words_per_s, 2), bound_audible_s=round(bound_s, 3),
+        pipelined_audible_s=round(mine_s, 3), ratio=round(mine_s / bound_s, 3),
+        bound_first_piece=bounds[0][1], pipelined_first_piece=traces[0].pieces[0][1] if traces[0].pieces else "",
+    )

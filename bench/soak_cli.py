@@ -1,0 +1,68 @@
+"""``python -m bench soak``: the endurance run's command line (see :mod:`bench.soak`).
+
+Exit codes: 0 when nothing leaked and no unexpected error occurred, 1 when something did (the report says
+what), 2 when an option is wrong or the server could not start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.agent_local_servers import model_server_child
+from cli.errors import CommandFailed
+from kokoro_server.settings import offline_environment
+
+from .errors import BenchError
+from .soak import soak
+
+FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
+THREAD_SLACK = 2
+SERVER_START_S = 600.0  # a saturated 2-core machine loads the model slowly
+
+cli = typer.Typer(add_completion=False, help=__doc__)
+
+
+def leaks(report: dict) -> list[str]:
+    """What grew that must not: descriptors or threads past their warm count (plus slack)."""
+    found = []
+    if report["fds"]["end"] > report["fds"]["after_warm_up"] + FD_SLACK:
+        found.append(f"descriptors {report['fds']['after_warm_up']} -> {report['fds']['end']}")
+    if report["threads"]["end"] > report["threads"]["after_warm_up"] + THREAD_SLACK:
+        found.append(f"threads {report['threads']['after_warm_up']} -> {report['threads']['end']}")
+    return found
+
+
+@cli.command()
+def run(
+    minutes: Annotated[float, typer.Option(help="How long to run (it stops by itself).")] = 10.0,
+    sessions: Annotated[int, typer.Option(help="Concurrent clients.")] = 4,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the report (and samples) here.")] = None,
+) -> None:
+    """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, errors."""
+    offline_environment()
+    try:
+        # The listener limit is lifted so that every client keeps the server busy; admission itself is
+        # tested in tests/container/test_admission.py.
+        with model_server_child("onnx", "--log-level", "warning", "--max-sessions", str(sessions),
+                                timeout_s=SERVER_START_S) as (url, proc):
+            report = asyncio.run(soak(url, proc.pid, minutes, sessions))
+    except (BenchError, CommandFailed) as err:
+        typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
+        raise typer.Exit(2) from None
+    report["leaks"] = leaks(report)
+    summary = {k: v for k, v in report.items() if k != "samples"}
+    typer.echo(json.dumps(summary, indent=1))
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if report["leaks"] or report["unexpected_errors"]:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,71 @@
+"""The conversation page's server: one static page (no build step) and where its socket should connect.
+
+The page asks ``GET /connect?session=ID`` for a WebSocket URL each time it (re)connects: a local agent's
+``/ws`` when run by ``deploy-agent local --web``, or a freshly SigV4-presigned URL of a deployed runtime
+(valid 300 s, so never baked into the page) for ``deploy-agent web``. The session id travels as AgentCore's
+session parameter either way, so a reload continues the same conversation. The page may load nothing from
+anywhere else (its Content-Security-Policy says so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlencode
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from voice_agent.conversation import SESSION_HEADER
+
+PAGE_DIR = Path(__file__).with_name("web")
+# AgentCore runtime session ids are 33 to 256 characters; the page sends a UUID (36).
+_SESSION = re.compile(r"[A-Za-z0-9_-]{33,256}")
+_CSP = "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; media-src 'self' blob:"
+
+ConnectUrl = Callable[[str], str]  # session id -> ws:// or wss:// URL of the agent's /ws
+
+
+def local_connect_url(agent_url: str) -> ConnectUrl:
+    """A local agent (``http://127.0.0.1:PORT``): its /ws, naming the session as a presigned URL does."""
+    base = agent_url.replace("http://", "ws://", 1).replace("https://", "wss://", 1).rstrip("/")
+    return lambda session: f"{base}/ws?{urlencode({SESSION_HEADER: session})}"
+
+
+def runtime_connect_url(presigner: object, runtime_arn: str) -> ConnectUrl:
+    """A deployed runtime: ``AgentCoreRuntimeClient.generate_presigned_url`` for every connection."""
+    return lambda session: presigner.generate_presigned_url(runtime_arn, session_id=session)  # type: ignore[attr-defined]
+
+
+def _static(name: str, media_type: str) -> Callable[[Request], Response]:
+    async def serve(_: Request) -> Response:
+        return FileResponse(PAGE_DIR / name, media_type=media_type, headers={"Content-Security-Policy": _CSP})
+
+    return serve
+
+
+def page_app(connect_url: ConnectUrl) -> Starlette:
+    async def connect(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        if not _SESSION.fullmatch(session):
+            return JSONResponse({"error": {"code": "bad_session", "message": (
+                "session must be 33-256 letters, digits, '-' or '_' (reload the page for a new one)")}},
+                status_code=400)
+        try:
+            url = connect_url(session)
+        except Exception as err:  # no credentials, expired profile: the page shows this line
+            return JSONResponse({"error": {"code": "connect_failed", "message": f"{type(err).__name__}: {err}"}},
+                                status_code=502)
+        return JSONResponse({"url": url})
+
+    return Starlette(routes=[
+        Route("/", _static("index.html", "text/html")),
+        Route("/conversation.js", _static("conversation.js", "text/javascript")),
+        Route("/connect", connect),
+    ])
+
+
+__all__ = ["PAGE_DIR", "ConnectUrl", "local_connect_url", "page_app", "runtime_connect_url"]

@@ -1,0 +1,228 @@
+"""The ``/ws`` conversation through the real AgentCore app on a real socket, with the scripted LLM and a
+scripted model server that times every word (0.1 s of audio per word, sent at a set pace)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from cli.agent_local_servers import agent_server_thread
+from conversation_client import talk
+from scripted_model_server import scripted_model_server
+from test_app import agent_for
+from voice_agent.app import create_app
+from voice_agent.conversation.history import INTERRUPTED_MARK
+from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS
+from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+from word_server import WORD_S, WordServer
+
+REPLY = "The river is calm today. You could walk along it after lunch, and bring a hat"
+
+
+@contextlib.asynccontextmanager
+async def conversation_with(pace_s: float, reply: str = REPLY) -> AsyncIterator[tuple[str, WordServer]]:
+    server = WordServer(pace_s)
+    async with scripted_model_server(server) as model_url:
+        with agent_for(model_url, reply, tokens_per_s=200.0) as url:
+            yield url, server
+
+
+async def test_a_turn_streams_text_audio_words_and_ends_with_all_heard() -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url) as t:
+        ready = await t.next()
+        assert ready["type"] == "ready" and ready["sample_rate"] == 24_000 and ready["history"] == []
+        await t.send({"type": "prompt", "text": "What should I do?"})
+        end = await t.until("turn_end")
+    r = t.received
+    assert r.events()[1] == {"type": "turn_start", "turn": "t1", "prompt": "What should I do?"}
+    assert "".join(e["text"] for e in r.events("text")) == REPLY
+    audio = r.audio()
+    assert audio and all(len(f) <= MAX_AUDIO_FRAME_BYTES and len(f) % 2 == 0 for f in audio)
+    words = [w for e in r.events("words") for w in e["words"]]
+    assert [w["text"] for w in words] == REPLY.split()
+    # on the TURN's timeline: each piece continues where the audio before it ended
+    assert [w["start_s"] for w in words] == pytest.approx([i * WORD_S for i in range(len(words))])
+    assert end["turn"] == "t1" and end["interrupted"] is False and end["heard_text"] == REPLY
+    assert end["audio_s"] == pytest.approx(sum(map(len, audio)) / 48_000) == pytest.approx(len(words) * WORD_S)
+
+
+async def test_interrupt_stops_audio_at_once_and_keeps_only_what_was_heard() -> None:
+    async with conversation_with(pace_s=0.05) as (url, server):
+        async with talk(url, session="s-interrupt-0123456789-0123456789") as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "Tell me about the river"})
+            await t.until("words")  # the first piece is in: the listener is hearing it
+            await t.send({"type": "interrupt", "played_s": 0.25})  # words start at 0.0, 0.1, 0.2, 0.3...
+            end = await t.until("turn_end")
+            await t.quiet(0.5)
+            after_end = t.received.frames[t.received.frames.index(end) + 1:]
+            assert not any(isinstance(f, bytes) for f in after_end), "audio after the interrupt's turn_end"
+            assert end["interrupted"] is True and end["heard_text"] == "The river is"
+            assert REPLY.startswith(end["heard_text"]) and end["played_s"] == 0.25
+            await asyncio.wait_for(server.closed.wait(), 5)
+            assert server.cancels, "the speech session's pieces were not cancelled"
+        async with talk(url, session="s-interrupt-0123456789-0123456789") as again:
+            ready = await again.until("ready")
+    assert ready["history"] == [
+        {"role": "user", "text": "Tell me about the river", "interrupted": False},
+        {"role": "assistant", "text": "The river is", "interrupted": True},
+    ]
+
+
+async def test_the_next_answer_is_given_the_heard_history() -> None:
+    """What the LLM is sent for turn 2: the interrupted answer as heard, marked, then the new prompt."""
+    from strands import Agent
+
+    from voice_agent.llm import ScriptedReplyModel
+
+    seen: list = []
+
+    class Recording(ScriptedReplyModel):
+        async def stream(self, messages, *args, **kwargs):
+            seen.append(json.loads(json.dumps([{"role": m["role"], "content": m["content"]} for m in messages])))
+            async for event in super().stream(messages, *args, **kwargs):
+                yield event
+
+    server = WordServer(pace_s=0.05)
+    settings = AgentSettings(tts=TtsSettings(transport="websocket", url="http://127.0.0.1:9", timeout_s=30.0),
+                             llm=LlmSettings(provider="scripted"))
+    async with scripted_model_server(server) as model_url:
+        from speech_protocol.websocket import WebSocketConnector
+
+        app = create_app(settings, connector=WebSocketConnector(model_url),
+                         new_agent=lambda: Agent(model=Recording(REPLY, 200.0), callback_handler=None))
+        with agent_server_thread(app) as url:
+            async with talk(url) as t:
+                await t.until("ready")
+                await t.send({"type": "prompt", "text": "first"})
+                await t.until("words")
+                await t.send({"type": "prompt", "text": "second", "played_s": 0.15})  # interrupts turn 1
+                first_end = await t.until("turn_end", turn="t1")
+                await t.until("turn_end", turn="t2")
+    assert first_end["interrupted"] is True and first_end["heard_text"] == "The river"
+    assert seen[1] == [
+        {"role": "user", "content": [{"text": "first"}]},
+        {"role": "assistant", "content": [{"text": "The river"}, {"text": INTERRUPTED_MARK}]},
+        {"role": "user", "content": [{"text": "second"}]},
+    ]
+
+
+async def test_interrupting_a_finished_turn_still_playing_corrects_its_history() -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url, session="s-late-0123456789-0123456789") as t:
+        await t.until("ready")
+        await t.send({"type": "prompt", "text": "hi"})
+        first = await t.until("turn_end")
+        await t.send({"type": "interrupt", "played_s": 0.45})
+        late = await t.until("turn_end")
+        await t.send({"type": "interrupt", "played_s": 0.1})
+        again = await t.until("error")
+        await t.send({"type": "prompt", "text": "more"})
+        await t.until("turn_end", turn="t2")
+        await t.send({"type": "prompt", "text": "and?", "played_s": 0.15})  # t2 was still playing
+        cut = await t.until("turn_end", turn="t2")
+        await t.until("turn_end", turn="t3")
+    assert cut["interrupted"] is True and cut["heard_text"] == "The river"
+    assert first["interrupted"] is False
+    assert late["turn"] == "t1" and late["interrupted"] is True and late["heard_text"] == "The river is calm today."
+    assert again["code"] == "no_turn"
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_json"),
+        ("[1, 2]", "bad_message"),
+        ('{"type": "dance"}', "unknown_type"),
+        ('{"type": "prompt"}', "missing_text"),
+        ('{"type": "prompt", "text": "  "}', "empty_text"),
+        ('{"type": "prompt", "text": 5}', "bad_text"),
+        ('{"type": "prompt", "text": "hi", "speed": 9}', "bad_speed"),
+        ('{"type": "prompt", "text": "hi", "voice": "../x"}', "bad_voice"),
+        ('{"type": "interrupt", "played_s": 1.0}', "no_turn"),
+        ('{"type": "interrupt"}', "missing_played_s"),
+        ('{"type": "interrupt", "played_s": -1}', "bad_played_s"),
+        ('{"type": "interrupt", "played_s": "soon"}', "bad_played_s"),
+        ("x" * (MAX_CLIENT_FRAME_CHARS + 1), "frame_too_large"),
+        (b"\x00\x01", "bad_frame"),
+    ],
+)
+async def test_bad_input_is_a_typed_error_and_the_conversation_goes_on(frame: str | bytes, code: str) -> None:
+    async with conversation_with(pace_s=0.0) as (url, _), talk(url) as t:
+        await t.until("ready")
+        await t.send(frame)
+        err = await t.until("error")
+        assert err["code"] == code and err["message"]
+        await t.send({"type": "prompt", "text": "still there?"})
+        end = await t.until("turn_end")
+    assert end["heard_text"] == REPLY
+
+
+async def test_a_client_vanishing_ends_its_turn_at_once() -> None:
+    long_reply = "This answer goes on and on. " * 100
+    async with conversation_with(pace_s=0.2, reply=long_reply) as (url, server):
+        async with talk(url) as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "talk"})
+            await t.first_audio()
+        # the answer would take a minute at this pace; only the hang-up ends the session sooner
+        await asyncio.wait_for(server.closed.wait(), 5)
+
+
+async def test_bye_ends_the_turn_and_closes_the_socket() -> None:
+    async with conversation_with(pace_s=0.2) as (url, server), talk(url) as t:
+        await t.until("ready")
+        await t.send({"type": "prompt", "text": "talk"})
+        await t.first_audio()
+        await t.send({"type": "bye"})
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await t.next()
+        await asyncio.wait_for(server.closed.wait(), 5)
+    assert t.connection.close_code == 1000
+
+
+
+
+@pytest.mark.slow
+async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(model_server_url: str) -> None:
+    from speech import transcribe, wer
+
+    with agent_for(model_server_url, REPLY, tokens_per_s=40.0) as url:
+        async with talk(url) as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "What should I do?"})
+            whole = await t.until("turn_end")
+            pcm = b"".join(t.received.audio())
+            await t.send({"type": "prompt", "text": "Again?"})
+            await t.first_audio()
+            await t.send({"type": "interrupt", "played_s": 0.6})
+            cut = await t.until("turn_end", turn="t2")
+            await t.quiet(1.0)
+    assert whole["interrupted"] is False and whole["heard_text"] == REPLY
+    assert wer(REPLY, transcribe(pcm, 24_000)) <= 0.15
+    after_cut = t.received.frames[t.received.frames.index(cut) + 1:]
+    assert cut["interrupted"] is True and not any(isinstance(f, bytes) for f in after_cut)
+    assert REPLY.startswith(cut["heard_text"])
+
+
+async def test_a_session_answers_one_turn_at_a_time_across_sockets() -> None:
+    session = "s-busy-0123456789-0123456789-0123"
+    async with conversation_with(pace_s=0.2) as (url, _):
+        async with talk(url, session) as a, talk(url, session) as b:
+            await a.until("ready")
+            await b.until("ready")
+            await a.send({"type": "prompt", "text": "talk"})
+            await a.first_audio()
+            await b.send({"type": "prompt", "text": "me too"})
+            busy = await b.until("error")
+            end = await b.until("turn_end")
+            await a.until("turn_end")
+        async with talk(url, session) as again:
+            ready = await again.until("ready")
+    assert busy["code"] == "session_busy" and busy["turn"] == "t1" and end["heard_text"] == ""
+    assert [h["text"] for h in ready["history"]] == ["talk", REPLY]  # the refused turn left no trace

@@ -1,0 +1,65 @@
+"""The conversation page in a real browser (headless Chromium, audio output faked) against the real agent
+app, its page server and a model server that times every word."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from browser import chromium_page, chromium_path
+from cli.agent_local_servers import agent_server_thread
+from cli.web_page import local_connect_url, page_app
+from scripted_model_server import scripted_model_server
+from test_app import agent_for
+from word_server import WordServer
+
+pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium: run ./setup.sh")
+
+REPLY = ("Rivers are best walked in the morning, when the light is low and the paths are quiet. "
+         "Bring water, a hat and good shoes. Start near the old bridge and follow the bank upstream.")
+# Where the mid-answer screenshot goes: docs/images/conversation.png when asked for, else the test's tmp dir.
+SCREENSHOT = os.environ.get("CONVERSATION_SCREENSHOT")
+
+
+async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) -> None:
+    server = WordServer(pace_s=0.05)  # pieces are made at twice real time
+    async with scripted_model_server(server) as model_url:
+        with agent_for(model_url, REPLY, tokens_per_s=30.0) as agent_url, \
+                agent_server_thread(page_app(local_connect_url(agent_url))) as page_url:
+            async with chromium_page(page_url) as page:
+                await page.wait_for("talk.events.some(e => e.type === 'ready')")
+                await page.type_text("#prompt", "Where should I walk today?")
+                await page.press_enter()
+
+                await page.wait_for("talk.lit.length >= 6")
+                clock = await page.js("talk.audio.currentTime")
+                await page.wait_for(f"talk.audio.currentTime > {clock} + 0.3")
+                assert await page.js("talk.audioFrames") > 0 and await page.js("playedS(talk.turn)") > 0
+                await page.screenshot(Path(SCREENSHOT) if SCREENSHOT else tmp_path / "conversation.png")
+
+                await page.js("document.getElementById('stop').click()")
+                end = await page.wait_for("talk.turnEnds.find(e => e.interrupted)")
+                assert await page.js("talk.turn.sources.size") == 0, "Stop left audio playing"
+                heard = end["heard_text"]
+                assert heard and REPLY.startswith(heard) and heard != REPLY, end
+                lit = [int(x.split(":")[1]) for x in await page.js("talk.lit") if x.startswith("t1:")]
+                assert lit == list(range(len(lit))), "words lit out of order"
+                assert len(lit) == len(heard.split()), (lit, heard)  # what lit is what the agent says was heard
+
+                await page.type_text("#prompt", "And after that?")
+                await page.press_enter()
+                second = await page.wait_for("talk.turnEnds.find(e => e.turn === 't2')")
+                assert second["interrupted"] is False and second["heard_text"] == REPLY
+
+                await page.js("window.oldPage = true")
+                await page.call("Page.reload")  # same tab, same session id: the conversation continues
+                ready = await page.wait_for("!window.oldPage && window.talk && talk.events.find(e => e.type === 'ready')")
+                bubbles = await page.js("[...document.querySelectorAll('#log > div')].map(d => d.textContent)")
+    assert [(h["role"], h["text"], h["interrupted"]) for h in ready["history"]] == [
+        ("user", "Where should I walk today?", False), ("assistant", heard, True),
+        ("user", "And after that?", False), ("assistant", REPLY, False),
+    ]
+    assert bubbles[1] == heard, json.dumps(bubbles)

@@ -1,0 +1,52 @@
+"""A scripted model server that times every word: what the conversation needs from a speech session."""
+
+from __future__ import annotations
+
+import asyncio
+
+from speech_protocol.messages import Audio, Cancel, Close, End, Start, Synthesize, Words
+from scripted_model_server import PCM_CHUNK, Peer, greet
+
+WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
+
+
+class WordServer:
+    """Speaks as the real server does: each piece after ``pace_s`` per word of "synthesis", as ``start``,
+    its audio (one chunk of WORD_S per word), its ``words`` and ``end``; records the cancels it receives
+    and when each session closes."""
+
+    def __init__(self, pace_s: float):
+        self.pace_s = pace_s
+        self.cancels: list[Cancel] = []
+        self.closed = asyncio.Event()
+
+    async def __call__(self, peer: Peer) -> None:
+        await greet(peer)
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def read() -> None:
+            try:
+                while True:
+                    message = await peer.next_message()
+                    if isinstance(message, Cancel):
+                        self.cancels.append(message)
+                    queue.put_nowait(message)
+            finally:
+                queue.put_nowait(None)
+                self.closed.set()
+
+        reader = asyncio.create_task(read())
+        try:
+            while isinstance(message := await queue.get(), Synthesize):
+                words = message.text.split()
+                await asyncio.sleep(self.pace_s * len(words))  # "synthesis", at 1 / (pace_s / WORD_S) real time
+                await peer.send(Start(id=message.id))
+                await peer.send(*(Audio(id=message.id, seq=i, pcm=PCM_CHUNK) for i in range(len(words))))
+                spans = [{"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
+                         for i, w in enumerate(words)]
+                await peer.send(Words(id=message.id, words=spans))
+                await peer.send(End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0,
+                                    queued_s=0.0))
+            assert message is None or isinstance(message, (Close, Cancel)), message
+        finally:
+            reader.cancel()

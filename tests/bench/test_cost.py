@@ -1,0 +1,30 @@
+"""Capacity from the concurrency ladder, and cost only where the run measured that engine and device."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.concurrency import ConcurrencyResult
+from bench.cost import capacity, cost_rows, load_prices
+
+
+def level(sessions: int, stall: float, p95: float, throughput: float = 2.0) -> ConcurrencyResult:
+    return ConcurrencyResult(sessions, p95, p95, p95, p95, stall, 10.0, 5.0, 0.5, throughput)
+
+
+def test_capacity_is_the_most_sessions_with_no_stall_and_quick_first_audio() -> None:
+    ladder = [level(1, 0, 0.6, 1.8), level(2, 0, 0.9, 2.4), level(3, 0, 1.4), level(4, 2.7, 0.8)]
+    cap = capacity(ladder, 0.33)
+    assert (cap.sessions, cap.throughput_x, cap.rtf) == (2, 2.4, 0.33)
+    assert capacity([level(1, 1.0, 0.5)], 0.9).sessions is None
+
+
+def test_cost_for_the_measured_engine_only_and_never_estimated_for_the_gpu() -> None:
+    prices = load_prices()
+    assert prices["source"] and prices["date"]
+    rows = {r.instance: r for r in cost_rows(capacity([level(2, 0, 0.9, 2.0)], 0.3), "onnx", "cpu", "here", prices)}
+    gpu, cpu = rows["ml.g5.xlarge"], rows["ml.m5.xlarge"]
+    assert not gpu.measured and gpu.usd_per_voice_hour is None and "not measured" in gpu.note
+    assert cpu.measured and cpu.sessions == 2
+    assert cpu.usd_per_voice_hour == pytest.approx(cpu.usd_per_hour / 2, abs=1e-4)
+    assert cpu.usd_per_speech_hour == pytest.approx(cpu.usd_per_hour / 2.0, abs=1e-4)

@@ -1,0 +1,35 @@
+"""docs/benchmark.md shows the figures of bench/results/bench.json, generated, never typed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.docs_report import BEGIN, PAGE, RESULTS, render_markdown, updated_capacity, updated_page
+from stacks.measured_capacity import MEASURED
+
+
+def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8"))) == page, (
+        "docs/benchmark.md is stale: run .venv/bin/python -m bench report")
+
+
+def test_the_stacks_capacity_record_is_the_results_files() -> None:
+    recorded = json.loads(MEASURED.read_text(encoding="utf-8"))
+    assert updated_capacity(recorded, json.loads(RESULTS.read_text(encoding="utf-8"))) == recorded, (
+        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report")
+
+
+def test_every_table_says_the_real_time_factor_it_was_measured_at() -> None:
+    figures = render_markdown(json.loads(RESULTS.read_text(encoding="utf-8")))
+    headings = [line for line in figures.splitlines() if line.startswith("### ")]
+    assert headings and all("rtf" in h or "request" in h for h in headings)
+    assert "measured on sentences" in figures.splitlines()[0]
+
+
+def test_a_page_without_markers_is_refused() -> None:
+    with pytest.raises(ValueError, match="marker"):
+        updated_page("# no markers here\n", {})
+    assert BEGIN.startswith("<!--")

@@ -1,0 +1,28 @@
+"""The pieces a first-piece cut before a function word makes are each spoken intelligibly on their own
+(a listening-quality proxy: the recognizer's word error rate on each piece, synthesized separately)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bench.texts import LONG, SHORT
+from speech import transcribe, wer
+from voice_agent.first_piece import adaptive_policy
+from voice_agent.segmenter import Segmenter
+
+
+def first_two_pieces(text: str, rtf: float) -> list[str]:
+    segmenter = Segmenter(adaptive_policy(rtf))
+    return (segmenter.feed(text) + segmenter.flush())[:2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", [LONG, SHORT], ids=["long", "short"])
+def test_each_piece_of_a_function_word_cut_is_heard_as_written(model_server_url: str, text: str) -> None:
+    pieces = first_two_pieces(text, 0.33)
+    assert pieces[1].split()[0] in ("for", "at")  # the cut this test is about
+    for piece in pieces:
+        reply = httpx.post(f"{model_server_url}/invocations", json={"text": piece, "format": "pcm"}, timeout=120)
+        heard = transcribe(reply.content, 24_000)
+        assert wer(piece, heard) <= 0.1, (piece, heard)

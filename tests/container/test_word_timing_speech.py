@@ -1,0 +1,82 @@
+"""Word spans against real speech: a real server (int8 ONNX), real sentences, the offline recognizer.
+
+Each word's audio is cut at its span's edges and the cuts are laid end to end with silence between them;
+the recognizer must hear the sentence from those cuts alone. A span that started late or ended early
+loses part of its word, one that reached into a neighbour brings a fragment of it along, and either
+shows up as a wrong word. The same cuts moved by 150 ms must fail, so the check can fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+import websockets
+
+from speech_protocol.messages import (
+    SAMPLE_RATE,
+    SESSION_PATH,
+    Audio,
+    End,
+    StreamDecoder,
+    Synthesize,
+    Words,
+    encode_client_message,
+)
+from speech import transcribe, wer
+
+pytestmark = pytest.mark.slow
+
+UTTERANCES = [  # (text, voice, speed): two sentences each, so spans cross a chunk seam
+    ("The museum opens every morning at nine. The guided tour starts an hour later.", "af_heart", 1.0),
+    ("Please remember to bring your umbrella; the forecast says heavy rain tonight.", "bf_emma", 1.2),
+    ("Bring it back before Friday, because the library closes early. Thank you!", "am_michael", 1.0),
+]
+GAP = np.zeros(SAMPLE_RATE // 4, dtype=np.int16)
+
+
+async def speak(url: str, text: str, voice: str, speed: float) -> tuple[np.ndarray, Words, list]:
+    async with websockets.connect(url.replace("http://", "ws://") + SESSION_PATH) as ws:
+        await ws.send(encode_client_message(Synthesize(text, id="w", voice=voice, speed=speed)))
+        decoder, events = StreamDecoder(), []
+        while not any(isinstance(e, End) for e in events):
+            events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=120))
+    pcm = b"".join(e.pcm for e in events if isinstance(e, Audio))
+    (words,) = [e for e in events if isinstance(e, Words)]
+    return np.frombuffer(pcm, dtype="<i2"), words, [type(e) for e in events]
+
+
+def heard_from_cuts(audio: np.ndarray, words: Words, shift_s: float = 0.0) -> str:
+    parts = [GAP]
+    for w in words.words:
+        a, b = (max(0, round((t + shift_s) * SAMPLE_RATE)) for t in (w.start_s, w.end_s))
+        parts += [audio[a:b], GAP]
+    return transcribe(np.concatenate(parts).astype("<i2").tobytes(), SAMPLE_RATE)
+
+
+@pytest.fixture(scope="module")
+def spoken(model_server_url):
+    return [(text, *asyncio.run(speak(model_server_url, text, voice, speed)))
+            for text, voice, speed in UTTERANCES]
+
+
+def test_one_ordered_span_per_written_word_inside_the_audio(spoken):
+    for text, audio, words, kinds in spoken:
+        assert kinds.index(Words) == len(kinds) - 2  # just before end, after all the audio
+        assert [w.text for w in words.words] == text.split()
+        duration = len(audio) / SAMPLE_RATE
+        for w, after in zip(words.words, words.words[1:] + [None]):
+            assert 0 <= w.start_s < w.end_s <= duration + 1e-4, w
+            assert after is None or w.end_s <= after.start_s, (w, after)
+
+
+def test_each_words_cut_is_heard_as_that_word(spoken):
+    for text, audio, words, _ in spoken:
+        heard = heard_from_cuts(audio, words)
+        assert wer(text, heard) <= 0.1, (text, heard)
+
+
+def test_cuts_moved_by_150_ms_are_not(spoken):
+    moved = [wer(text, heard_from_cuts(audio, words, 0.15)) for text, audio, words, _ in spoken]
+    assert np.mean(moved) >= 0.2, moved

@@ -59,9 +59,10 @@ def cost_rows(cap: Capacity, engine: str, device: str, machine: str, prices: dic
     rows = []
     for name, item in prices["instances"].items():
         price = float(item["usd_per_hour"])
-        measured = (item["engine"], item["device"]) == (engine, device) and cap.sessions is not None
-        if not measured:
-            note = f"not measured: needs a run of {item['engine']} on {item['device']}"
+        same = (item["engine"], item["device"]) == (engine, device)
+        if not same or cap.sessions is None:
+            note = (f"not measured: needs a run of {item['engine']} on {item['device']}" if not same else
+                    f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf}")
             rows.append(CostRow(name, price, item["engine"], item["device"], False, None, None, None, note))
             continue
         rows.append(CostRow(

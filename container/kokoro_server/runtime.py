@@ -15,7 +15,6 @@ import asyncio
 import logging
 import time
 
-import numpy as np
 
 from kokoro_server.admission import Admission, SpeedMeter
 from kokoro_server.assets import ModelAssets
@@ -93,15 +92,15 @@ class SpeechRuntime:
     async def render(self, chunk: Chunk, clock: PlaybackClock) -> Rendered:
         synth = self._synth()
 
-        def render() -> np.ndarray:
+        def render() -> Rendered:
             start = time.perf_counter()
-            audio = synth.render(chunk)
-            audio_s = len(audio) / SAMPLE_RATE
+            rendered = synth.render(chunk)
+            audio_s = len(rendered.audio) / SAMPLE_RATE
             slower = self.settings.simulate_rtf * audio_s - (time.perf_counter() - start)
             if slower > 0:  # --simulate-rtf: hold the worker as a slower engine would
                 time.sleep(slower)
             self.speed.observe(time.perf_counter() - start, audio_s)
-            return audio
+            return rendered
 
         return await self.scheduler.run(render, clock)
 

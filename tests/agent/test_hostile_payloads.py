@@ -71,7 +71,7 @@ async def test_concurrent_turns_of_one_session_get_session_busy_and_the_session_
         (event,) = typed_events(other)
         assert event["type"] == "error" and event["code"] == "session_busy", event
     finished = [json.loads(line[5:]) for line in rest if line.startswith("data:")]
-    assert finished[-1]["type"] == "summary"
+    assert finished[-1]["type"] == "summary", finished[-1]
     again = typed_events(post(slow_agent, body))  # the turn is over: the session answers again
     assert again[-1]["type"] == "summary"
 

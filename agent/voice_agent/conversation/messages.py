@@ -24,6 +24,9 @@ from ..request import MAX_PROMPT_CHARS, parse_invocation
 
 MAX_AUDIO_FRAME_BYTES = 32 * 1024
 MAX_CLIENT_FRAME_CHARS = 16 * 1024  # a prompt of MAX_PROMPT_CHARS, escaped, with room to spare
+# /invocations' codes for its 'prompt' field, renamed for this message's 'text' field
+PROMPT_CODES = {"missing_prompt": "missing_text", "bad_prompt": "bad_text", "empty_prompt": "empty_text",
+                "prompt_too_long": "text_too_long"}
 
 
 class BadMessage(AgentError):
@@ -83,8 +86,7 @@ def parse_client_frame(message: dict[str, Any]) -> ClientMessage:
         try:
             request = parse_invocation({k: v for k, v in fields.items() if v is not None})
         except AgentError as err:  # same checks as /invocations, named for this message's field
-            code = {"missing_prompt": "missing_text", "bad_prompt": "bad_text", "empty_prompt": "empty_text",
-                    "prompt_too_long": "text_too_long"}.get(err.code, err.code)
+            code = PROMPT_CODES.get(err.code, err.code)
             raise BadMessage(code, err.message.replace("prompt", "text")) from None
         return Prompt(request.prompt, request.voice, request.speed, _played_s(obj, required=False))
     if kind == "interrupt":

@@ -1,0 +1,226 @@
+"""docs/errors.md's tables against the codes the code can emit, found by reading the source (no servers).
+
+Each interface is a set of source scopes (a file, or some of its functions). In a scope every string
+constant passed as the ``code`` of an error constructor (``ProtocolError``, ``RequestError``, the
+``AgentError`` family, ``refuse``, ``code=``), every ``(status, code, message)`` tuple ``classify``
+returns, every raised ``Tts*`` error's class ``code`` and every ``close(code)`` counts as emitted. The
+test fails both ways: a code the code emits that the table lacks, and a documented code nobody emits.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "errors.md"
+MESSAGES = "speech_protocol/speech_protocol/messages.py"
+SERVER = "container/kokoro_server/server.py"
+AGENT = "agent/voice_agent/"
+
+# Error constructors and helpers: positional index of the ``code`` (and ``status``) argument.
+CODE_ARG = {"ProtocolError": 0, "RequestError": 1, "AgentError": 0, "BadRequest": 0, "BadMessage": 0,
+            "_check_unicode": 2, "refuse": 2, "ErrorEvent": 0}
+STATUS_ARG = {"RequestError": 0, "refuse": 1}
+PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 400
+
+# What reaches each interface. ``None`` takes the whole file.
+REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "loads"]
+MODEL_HTTP = {SERVER: ["_read_json", "invocations"], MESSAGES: REQUEST_FIELDS,
+              "container/kokoro_server/errors.py": ["classify"]}
+MODEL_SESSION = {SERVER: ["session"], "container/kokoro_server/session.py": None,
+                 MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
+                 "container/kokoro_server/errors.py": ["classify"]}
+AGENT_ANSWER = {AGENT + "llm.py": None, AGENT + "conversations.py": None, AGENT + "events.py": ["error_event"]}
+AGENT_SSE = {AGENT + "request.py": None, MESSAGES: ["parse_speed"], **AGENT_ANSWER}
+AGENT_WS = {AGENT + "conversation/messages.py": None, AGENT + "conversation/connection.py": None,
+            AGENT + "conversation/turn.py": None, **AGENT_ANSWER}
+# A prompt message passes only text, voice and speed to parse_invocation: these two cannot happen there.
+NOT_FROM_PROMPT = {"bad_payload", "bad_session"}
+TTS_RAISERS = ["speech_protocol/speech_protocol", AGENT + "tts_client"]
+
+
+@cache
+def _tree(rel: str) -> ast.Module:
+    return ast.parse((ROOT / rel).read_text())
+
+
+def _constants() -> dict[str, object]:
+    """Module-level ``NAME = "code"`` constants the emitting code names (``SERVER_BUSY``)."""
+    out: dict[str, object] = {}
+    for node in _tree(MESSAGES).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            out.update({t.id: node.value.value for t in node.targets if isinstance(t, ast.Name)})
+    return out
+
+
+def _value(node: ast.AST | None):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return _constants().get(node.id)
+    return None
+
+
+def _scope_nodes(rel: str, functions: list[str] | None) -> list[ast.AST]:
+    tree = _tree(rel)
+    if functions is None:
+        return [tree]
+    found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name in functions]
+    assert {n.name for n in found} == set(functions), f"{rel} lost a function of {functions}"
+    return found
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _emitted(scopes: dict[str, list[str] | None]) -> set[tuple[int | None, str]]:
+    """(status or None, code) pairs emitted in the scopes."""
+    out: set[tuple[int | None, str]] = set()
+    for rel, functions in scopes.items():
+        for root in _scope_nodes(rel, functions):
+            for node in ast.walk(root):
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3:
+                    status, code = _value(node.value.elts[0]), _value(node.value.elts[1])
+                    if isinstance(status, int) and isinstance(code, str):
+                        out.add((status, code))
+                if not isinstance(node, ast.Call):
+                    continue
+                name = _callee(node)
+                code = next((_value(k.value) for k in node.keywords if k.arg == "code"), None)
+                if code is None and name in CODE_ARG and len(node.args) > CODE_ARG[name]:
+                    code = _value(node.args[CODE_ARG[name]])
+                if code is None and name == "__init__" and node.args:  # super().__init__("session_busy", ...)
+                    code = _value(node.args[0])
+                if isinstance(code, str):
+                    status = _value(node.args[STATUS_ARG[name]]) if name in STATUS_ARG else None
+                    if status is None and name in ("ProtocolError", "_check_unicode"):
+                        status = PROTOCOL_ERROR_STATUS
+                    out.add((status, code))
+    return out
+
+
+def _codes(scopes) -> set[str]:
+    return {code for _status, code in _emitted(scopes)}
+
+
+def _tts_codes() -> set[str]:
+    """The ``code`` of every ``Tts*`` error class that some client code raises."""
+    classes = {}
+    for node in _tree("speech_protocol/speech_protocol/transport.py").body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.Assign) and any(getattr(t, "id", "") == "code" for t in item.targets):
+                    classes[node.name] = item.value.value
+    raised = set()
+    for folder in TTS_RAISERS:
+        for path in (ROOT / folder).glob("*.py"):
+            for node in ast.walk(_tree(str(path.relative_to(ROOT)))):
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                    raised.add(_callee(node.exc))
+    return {code for name, code in classes.items() if name in raised}
+
+
+def _close_codes(scopes) -> set[int]:
+    out = set()
+    for rel, functions in scopes.items():
+        for root in _scope_nodes(rel, functions):
+            for node in ast.walk(root):
+                if isinstance(node, ast.Call) and _callee(node) == "close":
+                    args = [*node.args, *(k.value for k in node.keywords if k.arg == "code")]
+                    out |= {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, int)}
+    return out
+
+
+def _exit_codes(rel: str) -> set[int]:
+    """``typer.Exit(N)`` constants of one CLI module, and 0 for a normal end."""
+    out = {0}
+    for node in ast.walk(_tree(rel)):
+        if isinstance(node, ast.Call) and _callee(node) == "Exit" and node.args:
+            if isinstance(node.args[0], ast.Constant):
+                out.add(node.args[0].value)
+    return out
+
+
+def _deploy_exit_codes() -> set[int]:
+    """The deploy CLIs exit through ``cli.errors.ExitCode`` only."""
+    tree = _tree("cli/errors.py")
+    enum = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ExitCode")
+    return {item.value.value for item in enum.body if isinstance(item, ast.Assign)}
+
+
+# ------------------------------------------------------------------ the document
+
+
+def _table(heading: str) -> list[list[str]]:
+    """The rows (cells, backticks stripped) of the first table under the ``## heading``."""
+    text = DOC.read_text()
+    start = text.index(f"\n## {heading}\n")
+    section = text[start + 1:].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    cells = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in rows]
+    return cells[2:]  # past the header and its --- line
+
+
+def _documented(heading: str) -> list[str]:
+    return [row[0] for row in _table(heading)]
+
+
+def _check(documented: list, emitted: set) -> None:
+    assert len(documented) == len(set(documented)), f"a code is listed twice: {sorted(documented)}"
+    assert set(documented) - emitted == set(), "documented, but nothing emits it"
+    assert emitted - set(documented) == set(), "emitted, but docs/errors.md lacks it"
+
+
+def test_model_http():
+    documented = [(int(row[0]), row[1]) for row in _table("Model server: HTTP `POST /invocations`")]
+    _check(documented, _emitted(MODEL_HTTP))
+
+
+def test_model_session_errors():
+    _check(_documented("Model server: session `error` events"), _codes(MODEL_SESSION))
+
+
+def test_model_session_close_codes():
+    listener = (ROOT / "container/kokoro_server/listener.py").read_text()
+    assert "ws_max_size=" in listener  # the WebSocket library closes an oversized frame with 1009
+    emitted = _close_codes({SERVER: ["session"], "container/kokoro_server/session.py": None}) | {1009}
+    _check([int(c) for c in _documented("Model server: session close codes")], emitted)
+
+
+def test_agent_http():
+    documented = [(int(row[0]), row[1]) for row in _table("Agent: HTTP `POST /invocations`")]
+    _check(documented, _emitted({AGENT + "body_limit.py": None}))
+
+
+def test_agent_sse_errors():
+    _check(_documented("Agent: `POST /invocations` stream `error` events"), _codes(AGENT_SSE) | _tts_codes())
+
+
+def test_agent_websocket_errors():
+    source = (ROOT / AGENT / "conversation/messages.py").read_text()
+    renamed = dict(re.findall(r'"(\w+)": "(\w+)"', source.split("PROMPT_CODES = {", 1)[1].split("}", 1)[0]))
+    prompt = {renamed.get(c, c) for c in _codes({AGENT + "request.py": None, MESSAGES: ["parse_speed"]})}
+    emitted = _codes(AGENT_WS) | _tts_codes() | (prompt - NOT_FROM_PROMPT)
+    _check(_documented("Agent: conversation WebSocket `/ws` `error` events"), emitted)
+
+
+def test_agent_websocket_close_codes():
+    emitted = _close_codes({AGENT + "conversation/connection.py": None})
+    _check([int(c) for c in _documented("Agent: conversation WebSocket close codes")], emitted)
+
+
+def test_cli_exit_codes():
+    programs = {"deploy-model": _deploy_exit_codes(), "deploy-agent": _deploy_exit_codes(),
+                "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
+                "python -m bench": _exit_codes("bench/cli.py")}
+    rows = _table("CLI exit codes")
+    for program, emitted in programs.items():
+        documented = [int(row[1]) for row in rows if program in row[0].split(", ")]
+        assert documented, f"no rows for {program}"
+        _check(documented, emitted)

@@ -14,7 +14,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from cli.agent_local_servers import agent_server_thread
-from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH
+from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH, Ready, encode_event
 
 ONE_SECOND_OF_TONE = b"".join(
     struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / SAMPLE_RATE))) for i in range(SAMPLE_RATE)
@@ -31,9 +31,11 @@ async def invocations(request) -> Response:
 
 
 async def text_frames_only(websocket: WebSocket) -> None:
-    """The trap of 001-sagemaker-container-contract.md: receive_text() raises KeyError('text') on the
-    SDK's BINARY frames."""
+    """The trap of 001-sagemaker-container-contract.md: a server that opens the session as it should
+    (Ready) but reads with receive_text(), which raises KeyError('text') on the SDK's BINARY frames."""
     await websocket.accept()
+    for frame in encode_event(Ready(session="broken", rtf=0.3)):
+        await websocket.send_text(frame) if isinstance(frame, str) else await websocket.send_bytes(frame)
     while True:
         await websocket.receive_text()
 

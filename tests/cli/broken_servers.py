@@ -41,8 +41,8 @@ async def text_frames_only(websocket: WebSocket) -> None:
 
 
 async def answers_garbage(websocket: WebSocket) -> None:
+    """Opens the session with a line that is not the protocol (where Ready belongs)."""
     await websocket.accept()
-    await websocket.receive()
     await websocket.send_text("this is not json\n")
     await asyncio.sleep(5)
 

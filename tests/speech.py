@@ -64,9 +64,25 @@ def number_words(n: int) -> str:
     return str(n)
 
 
+# The recognizer writes some spoken words as symbols: "five pounds and ninety-nine pence" may come back as
+# "£5.99" one time and "£5 and 99 pence" the next. Both are spelled back out before comparing.
+_CURRENCY = {"£": ("pounds", "pence"), "$": ("dollars", "cents"), "€": ("euros", "cents")}
+_MONEY = re.compile(r"([£$€])(\d+)(?:\.(\d\d))?\b")
+_SPELLINGS = {"etcetera": "etc", "et cetera": "etc"}
+
+
+def _money_words(match: re.Match) -> str:
+    unit, cents = _CURRENCY[match.group(1)]
+    return f"{match.group(2)} {unit}" + (f" and {match.group(3)} {cents}" if match.group(3) else "")
+
+
 def normalise(text: str) -> list[str]:
-    """Lower-case words without punctuation, numerals spelled out ("7.30" -> "seven thirty")."""
-    text = re.sub(r"\d+", lambda m: f" {number_words(int(m.group()))} ", text.lower())
+    """Lower-case words without punctuation, numerals and amounts spelled out ("7.30" -> "seven thirty",
+    "£5.99" -> "five pounds and ninety nine pence"), "et cetera" as the recognizer may write it ("etc")."""
+    text = _MONEY.sub(_money_words, text.lower())
+    for spelling, short in _SPELLINGS.items():
+        text = text.replace(spelling, short)
+    text = re.sub(r"\d+", lambda m: f" {number_words(int(m.group()))} ", text)
     text = re.sub(r"[^a-z0-9' ]+", " ", text.replace("-", " "))
     return [word.strip("'") for word in text.split() if word.strip("'")]
 

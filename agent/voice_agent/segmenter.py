@@ -34,7 +34,7 @@ import re
 from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, SpeechModel, adaptive_policy
 from .speakable import is_fence, speakable
 
-__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter"]
+__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter", "natural_cut_after"]
 
 _TERMINALS = ".!?…"
 _CLOSERS = "\"'”’»)]}*_`"
@@ -297,6 +297,18 @@ class Segmenter:
             self._spoken_any = True
             if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
                 self._emitted_words += sum(1 for _ in _WORD.finditer(raw))
+
+
+def natural_cut_after(word: str, next_word: str) -> bool:
+    """Whether a piece may end between these two words with its prosody intact, as this module cuts:
+    after a sentence end or clause mark, at a dash, or before a phrase-opening conjunction or preposition.
+
+    The benchmark's natural-cut lower bound (``bench.lower_bound``) allows only these cuts, so the agent's
+    policy is compared with the best it could do without cutting inside a phrase.
+    """
+    return bool(_SENTENCE_END_WORD.search(word) or _CLAUSE_END_WORD.search(word)
+                or word.endswith(("–", "—")) or next_word == "-" or next_word.startswith(("–", "—"))
+                or next_word.lower() in _FUNCTION_WORDS)
 
 
 def _forced_cut(buf: str, start: int, limit: int) -> int:

@@ -17,6 +17,7 @@ from stacks.measured_capacity import MEASURED
 
 from .concurrency import ConcurrencyResult
 from .cost import Capacity, capacity, cost_rows, load_prices
+from .timeline import STALL_TOLERANCE_S
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "bench.json"
@@ -47,9 +48,17 @@ def capacity_of(data: dict) -> dict:
 def updated_capacity(current: dict, data: dict) -> dict:
     """``stacks/data/measured_capacity.json`` with this run's engine entry replaced (others kept)."""
     m, cap = data["meta"], capacity_of(data)
-    entry = None if cap["sessions"] is None else {
-        "sessions": cap["sessions"], "rtf": cap["rtf"], "device": m.get("device"), "machine": m.get("machine"),
-        "date": m.get("date"), "commit": m.get("commit"), "source": "bench/results/bench.json"}
+    sessions, criterion = cap["sessions"], "zero stall and first audio p95 < 1 s"
+    if sessions is None:
+        # A machine too slow for 1-s first audio at any load still has a load it serves without stalling;
+        # scaling out past that protects listeners, while the default (4) would let them stall.
+        sessions = max((c["sessions"] for c in data.get("concurrency", []) if c["max_stall_s"] <= STALL_TOLERANCE_S),
+                       default=None)
+        criterion = "zero stall (no load kept first audio p95 < 1 s)"
+    entry = None if sessions is None else {
+        "sessions": sessions, "criterion": criterion, "rtf": cap["rtf"], "device": m.get("device"),
+        "machine": m.get("machine"), "date": m.get("date"), "commit": m.get("commit"),
+        "source": "bench/results/bench.json"}
     return {**current, m["engine"]: entry}
 
 

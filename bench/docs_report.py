@@ -18,6 +18,7 @@ from stacks.measured_capacity import MEASURED
 from .concurrency import ConcurrencyResult
 from .cost import Capacity, capacity, cost_rows, load_prices
 from .policy_sweep import markdown
+from .soak_report import rendered_pages
 from .timeline import STALL_TOLERANCE_S
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,14 +142,22 @@ def report(
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)
         raise typer.Exit(2) from None
+    try:
+        soak_pages = rendered_pages()
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        typer.echo(f"bench report: {err}", err=True)
+        raise typer.Exit(2) from None
     if check:
-        if new != old or new_capacity != old_capacity:
-            typer.echo(f"{page} or {MEASURED} is stale: run python -m bench report", err=True)
+        stale = [str(p) for p, text in soak_pages.items() if p.read_text(encoding="utf-8") != text]
+        if new != old or new_capacity != old_capacity or stale:
+            typer.echo(f"{', '.join([str(page), str(MEASURED), *stale])}: stale? run python -m bench report", err=True)
             raise typer.Exit(1)
         return
     page.write_text(new, encoding="utf-8")
     MEASURED.write_text(json.dumps(new_capacity, indent=1) + "\n", encoding="utf-8")
-    typer.echo(f"wrote {page} and {MEASURED}", err=True)
+    for soak_page, text in soak_pages.items():
+        soak_page.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {page}, {MEASURED}" + "".join(f", {p}" for p in soak_pages), err=True)
 
 
 def main() -> None:

@@ -7,7 +7,10 @@ what), 2 when an option is wrong or the server could not start.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
+import os
+import platform
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -55,6 +58,8 @@ def run(
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
         raise typer.Exit(2) from None
     report["leaks"] = leaks(report)
+    report["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    report["machine"] = f"{platform.machine()}, {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} at the end"
     summary = {k: v for k, v in report.items() if k != "samples"}
     typer.echo(json.dumps(summary, indent=1))
     if json_path is not None:

@@ -43,3 +43,18 @@ def test_a_machine_too_slow_for_one_second_first_audio_scales_on_its_zero_stall_
     assert entry["sessions"] == 2 and entry["criterion"].startswith("zero stall")
     never = {**slow, "concurrency": [{**ladder[0], "max_stall_s": 3.0}]}
     assert updated_capacity({}, never)[data["meta"]["engine"]] is None  # unmeasured: the stack's default
+
+
+def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None:
+    from bench.soak_report import SOAK, rendered_pages
+
+    assert SOAK.is_file(), "bench/results/soak.json is missing: run the soak command in docs/capacity.md"
+    for page, text in rendered_pages().items():
+        assert page.read_text(encoding="utf-8") == text, f"{page} is stale: run .venv/bin/python -m bench report"
+
+
+def test_soak_figures_need_their_marker_lines() -> None:
+    from bench.soak_report import updated
+
+    with pytest.raises(ValueError, match="marker"):
+        updated("# no markers\n", "figures\n", "page.md")

@@ -13,13 +13,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import agent_flow, options
-from cli.agent_local import invoke, local
-from cli.agent_smoke import SMOKE_PROMPT
-from cli.agent_web import web
-from cli.console import Console
-from cli.errors import UsageError
-from cli.run_options import build_run_options
+from cli.checks.agent_smoke import SMOKE_PROMPT
+from cli.common.console import Console
+from cli.common.errors import UsageError
+from cli.deploy import agent_flow, options
+from cli.deploy.run_options import build_run_options
+from cli.local.agent_local import invoke, local
+from cli.local.agent_web import web
 from cli.typer_app import add_stack_commands, new_app, start, state_of
 from voice_agent.request import MAX_PROMPT_CHARS
 

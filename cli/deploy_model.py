@@ -15,9 +15,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import model_flow, options
-from cli.console import Console
-from cli.run_options import build_run_options
+from cli.common.console import Console
+from cli.deploy import model_flow, options
+from cli.deploy.run_options import build_run_options
 from cli.typer_app import add_stack_commands, new_app, start, state_of
 
 app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the model stack).")

@@ -1,7 +1,7 @@
 """What the two Typer apps share: how they are built and the state their callback hands to commands.
 
 Settings are options of the app's callback (``deploy-model --region eu-west-1 synth``), parsed once into
-a :class:`~cli.run_options.RunOptions` there; commands receive it through the context. The bare command
+a :class:`~cli.deploy.run_options.RunOptions` there; commands receive it through the context. The bare command
 (no subcommand) is the one-shot deploy.
 """
 
@@ -13,12 +13,13 @@ from pathlib import Path
 
 import typer
 
-from cli import child_processes, deploy_steps
-from cli.aws_api import AwsApi, Boto3Aws
-from cli.cdk_command import OUTPUT_DIR, PROJECT_ROOT
-from cli.console import Console
-from cli.errors import CliError, ExitCode, UsageError
-from cli.run_options import RunOptions
+from cli.common import child_processes
+from cli.common.aws_api import AwsApi, Boto3Aws
+from cli.common.console import Console
+from cli.common.errors import CliError, ExitCode, UsageError
+from cli.deploy import deploy_steps
+from cli.deploy.cdk_command import OUTPUT_DIR, PROJECT_ROOT
+from cli.deploy.run_options import RunOptions
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 deploy, destroy or verification failed; 2 usage error; "
@@ -27,7 +28,7 @@ EXIT_CODES_HELP = (
 
 
 def new_app(help_text: str) -> typer.Typer:
-    """A Typer app whose expected failures never print a traceback (see :mod:`cli.console`)."""
+    """A Typer app whose expected failures never print a traceback (see :mod:`cli.common.console`)."""
     return typer.Typer(
         help=f"{help_text}\n\n{EXIT_CODES_HELP}",
         add_completion=False,

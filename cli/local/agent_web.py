@@ -15,7 +15,7 @@ from cli.common.console import Console
 from cli.common.errors import UsageError
 from cli.deploy import deploy_steps
 from cli.local.web_page import ConnectUrl, page_app, runtime_connect_url
-from cli.typer_app import state_of
+from cli.typer_app import command_state
 
 DEFAULT_WEB_PORT = 8000
 WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]
@@ -52,8 +52,7 @@ def web(
     port: WebPort = DEFAULT_WEB_PORT,
 ) -> None:
     """Talk to the deployed agent from a browser: serves the conversation page on 127.0.0.1."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
+    with command_state(ctx) as state:
         if runtime_arn is None:
             outputs = deploy_steps.stack_state(state.connect(), state.run.settings.agent_stack_name).outputs
             runtime_arn = outputs.get("RuntimeArn") or ""

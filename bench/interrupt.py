@@ -25,7 +25,7 @@ from typing import Annotated, Optional
 import typer
 from websockets.asyncio.client import connect
 
-from cli.agent_local_servers import agent_server_thread
+from cli.local.agent_local_servers import agent_server_thread
 from kokoro_server.settings import offline_environment
 from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings

@@ -20,8 +20,8 @@ from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError, TtsServerError
 from speech_protocol.websocket import WebSocketConnector, session_url
 
-from cli.agent_local_servers import model_server_process
-from cli.errors import CommandFailed
+from cli.common.errors import CommandFailed
+from cli.local.agent_local_servers import model_server_process
 
 from .errors import BenchError
 

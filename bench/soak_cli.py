@@ -16,8 +16,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.agent_local_servers import model_server_child
-from cli.errors import CommandFailed
+from cli.common.errors import CommandFailed
+from cli.local.agent_local_servers import model_server_child
 from kokoro_server.settings import offline_environment
 
 from .errors import BenchError

@@ -1,5 +1,15 @@
 """The `deploy-model` and `deploy-agent` command-line tools: thin Typer commands over pure functions.
 
-Each command wires a pure function (which `cdk` command line to run, how to read stack outputs, what a
-smoke check expects) to the terminal; the logic lives in the small modules beside this one.
+The two front doors, :mod:`cli.deploy_model` and :mod:`cli.deploy_agent` (the console scripts), and
+:mod:`cli.typer_app`, which builds both, only wire options to functions. What those functions do is
+grouped by job, so that each job can be read, tested and changed without the others:
+
+- :mod:`cli.deploy`: from nothing to a deployed stack (settings, `cdk` command lines, prerequisites,
+  the deploy flows, waiting for the endpoint);
+- :mod:`cli.checks`: does a model server or an agent answer with speech, local or deployed (the
+  ``smoke`` commands, and the last step of every deploy);
+- :mod:`cli.local`: the model server and the agent run on this machine (``local``, ``invoke``,
+  ``web``), and the conversation page;
+- :mod:`cli.common`: what all three share: typed errors and exit codes, the console, the slice of AWS
+  the CLIs call, child processes that end with the CLI, and the agent's Python 3.12 environment.
 """

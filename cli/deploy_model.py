@@ -15,14 +15,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import model_flow, options
-from cli.console import Console
-from cli.run_options import build_run_options
-from cli.typer_app import add_stack_commands, new_app, start, state_of
+from cli.deploy import model_flow, options
+from cli.typer_app import add_stack_commands, command_state, deploy_callback, new_app, state_of
 
 app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the model stack).")
 
-InstanceType = Annotated[Optional[str], options.context_option("instance_type")]
 Count = Optional[int]
 SkipSmoke = Annotated[
     bool,
@@ -32,40 +29,25 @@ SkipSmoke = Annotated[
 ]
 
 
-@app.callback(invoke_without_command=True)
+@deploy_callback(app)
 def main(
     ctx: typer.Context,
-    region: options.Region = None,
-    account: options.Account = None,
-    profile: options.Profile = None,
     model_stack_name: options.ModelStackName = None,
     endpoint_name: options.EndpointName = None,
-    instance_type: InstanceType = None,
+    instance_type: Annotated[Optional[str], options.context_option("instance_type")] = None,
     instance_count: Annotated[Count, options.context_option("instance_count")] = None,
     min_instances: Annotated[Count, options.context_option("min_instances")] = None,
     max_instances: Annotated[Count, options.context_option("max_instances")] = None,
     engine: Annotated[Optional[str], options.context_option("engine")] = None,
     image_uri: Annotated[Optional[str], options.context_option("image_uri")] = None,
     voice: options.Voice = None,
-    dry_run: options.DryRun = False,
-    yes: options.Yes = False,
-    json_output: options.Json = False,
-    bootstrap: options.Bootstrap = False,
     direct: options.Direct = False,
     skip_smoke: SkipSmoke = False,
-    out_dir: options.OutDir = None,
-    cdk_bin: options.CdkBin = options.DEFAULT_CDK_BIN,
-    docker_bin: options.DockerBin = "docker",
 ) -> None:
     """Deploy the model stack and verify the endpoint (the bare command), or run a subcommand."""
-    console = Console(json_mode=json_output)
-    state = start(ctx, console, lambda: build_run_options(
-        options.context_given(ctx), profile=profile, dry_run=dry_run, assume_yes=yes, bootstrap=bootstrap, direct=direct,
-        cdk_bin=cdk_bin, docker_bin=docker_bin,
-    ), out_dir)
     if ctx.invoked_subcommand is None:
-        with console.reporting_errors():
-            model_flow.deploy(state.run, console, state.connect, state.out_dir, smoke=not skip_smoke)
+        with command_state(ctx) as state:
+            model_flow.deploy(state.run, state.console, state.connect, state.out_dir, smoke=not skip_smoke)
 
 
 add_stack_commands(
@@ -84,8 +66,7 @@ def smoke(
              "(python -m devtools.sagemaker_emulator); the endpoint is --endpoint-name.")] = None,
 ) -> None:
     """Verify both paths: /invocations and a bidirectional session sent as a BINARY frame."""
-    state = state_of(ctx)
-    with state.console.reporting_errors():
+    with command_state(ctx) as state:
         model_flow.smoke(state.run, state.console, state.connect, url, endpoint_url)
 
 

@@ -1,24 +1,31 @@
-"""What the two Typer apps share: how they are built and the state their callback hands to commands.
+"""What the two Typer apps share: how they are built, the options both take, and the state their
+callback hands to commands.
 
 Settings are options of the app's callback (``deploy-model --region eu-west-1 synth``), parsed once into
-a :class:`~cli.run_options.RunOptions` there; commands receive it through the context. The bare command
-(no subcommand) is the one-shot deploy.
+a :class:`~cli.deploy.run_options.RunOptions` there; commands receive it through the context. The bare
+command (no subcommand) is the one-shot deploy. The options both CLIs take (where to deploy, how to run)
+are declared once, here, around each CLI's own (:func:`deploy_callback`), and read back from the context:
+no callback lists an option twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import functools
+import inspect
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
-from cli import child_processes, deploy_steps
-from cli.aws_api import AwsApi, Boto3Aws
-from cli.cdk_command import OUTPUT_DIR, PROJECT_ROOT
-from cli.console import Console
-from cli.errors import CliError, ExitCode, UsageError
-from cli.run_options import RunOptions
+from cli.common import child_processes
+from cli.common.aws_api import AwsApi, Boto3Aws
+from cli.common.console import Console
+from cli.common.errors import CliError, ExitCode, UsageError
+from cli.deploy import deploy_steps, options
+from cli.deploy.cdk_command import OUTPUT_DIR, PROJECT_ROOT
+from cli.deploy.run_options import RunOptions, build_run_options
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 deploy, destroy or verification failed; 2 usage error; "
@@ -26,8 +33,25 @@ EXIT_CODES_HELP = (
 )
 
 
+def _options(*specs: tuple[str, object, object]) -> tuple[inspect.Parameter, ...]:
+    return tuple(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+                 for name, annotation, default in specs)
+
+
+# Both CLIs' options, before and after each CLI's own (the order of --help).
+_SHARED_FIRST = _options(("region", options.Region, None), ("account", options.Account, None),
+                         ("profile", options.Profile, None))
+_SHARED_LAST = _options(
+    ("dry_run", options.DryRun, False), ("assume_yes", options.Yes, False), ("json_output", options.Json, False),
+    ("bootstrap", options.Bootstrap, False), ("out_dir", options.OutDir, None),
+    ("cdk_bin", options.CdkBin, options.DEFAULT_CDK_BIN), ("docker_bin", options.DockerBin, "docker"),
+)
+# The options that say how to run, by their name in ctx.params and in build_run_options.
+_RUN_KEYS = ("profile", "dry_run", "assume_yes", "bootstrap", "direct", "cdk_bin", "docker_bin")
+
+
 def new_app(help_text: str) -> typer.Typer:
-    """A Typer app whose expected failures never print a traceback (see :mod:`cli.console`)."""
+    """A Typer app whose expected failures never print a traceback (see :mod:`cli.common.console`)."""
     return typer.Typer(
         help=f"{help_text}\n\n{EXIT_CODES_HELP}",
         add_completion=False,
@@ -50,22 +74,51 @@ def state_of(ctx: typer.Context) -> CliState:
     return ctx.find_object(CliState)
 
 
-def start(
-    ctx: typer.Context, console: Console, parse: Callable[[], RunOptions], out_dir: str | None
-) -> CliState:
+@contextlib.contextmanager
+def command_state(ctx: typer.Context) -> Iterator[CliState]:
+    """A subcommand's state, with its expected failures turned into exit codes."""
+    state = state_of(ctx)
+    with state.console.reporting_errors():
+        yield state
+
+
+def start(ctx: typer.Context) -> CliState:
     """Parse the callback's options once; a bad value exits 2 here, before any command runs.
 
-    A given ``out_dir`` is made absolute against the user's working directory (cdk runs in the
+    A given ``--out-dir`` is made absolute against the user's working directory (cdk runs in the
     project root); by default the assembly goes to the project's own ``cdk.out``.
     """
     child_processes.end_children_with_parent()
-    assembly = str(Path(out_dir).resolve()) if out_dir else str(PROJECT_ROOT / OUTPUT_DIR)
+    given = ctx.params
+    console = Console(json_mode=given["json_output"])
+    assembly = str(Path(given["out_dir"]).resolve()) if given["out_dir"] else str(PROJECT_ROOT / OUTPUT_DIR)
     try:
-        state = CliState(run=parse(), console=console, out_dir=assembly)
+        run = build_run_options(options.context_given(ctx), **{k: given[k] for k in _RUN_KEYS if k in given})
     except CliError as err:
         raise typer.Exit(int(console.fail(err))) from None
-    ctx.obj = state
-    return state
+    ctx.obj = CliState(run=run, console=console, out_dir=assembly)
+    return ctx.obj
+
+
+def deploy_callback(app: typer.Typer) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Make ``own(ctx, **its options)`` ``app``'s callback, taking both CLIs' options around its own.
+
+    The callback parses every option into a :class:`CliState` (:func:`start`) before ``own`` runs;
+    ``own`` receives only the options it declares.
+    """
+    def register(own: Callable[..., None]) -> Callable[..., None]:
+        ctx_param, *own_params = inspect.signature(own, eval_str=True).parameters.values()
+        own_params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own_params]
+
+        @functools.wraps(own)
+        def callback(ctx: typer.Context, **given: object) -> None:
+            start(ctx)
+            own(ctx, **{p.name: given[p.name] for p in own_params})
+
+        callback.__signature__ = inspect.Signature([ctx_param, *_SHARED_FIRST, *own_params, *_SHARED_LAST])
+        return app.callback(invoke_without_command=True)(callback)
+
+    return register
 
 
 def confirm_destroy(state: CliState, stack: str) -> None:
@@ -91,31 +144,27 @@ def add_stack_commands(
     """
     @app.command()
     def synth(ctx: typer.Context) -> None:
-        state = state_of(ctx)
-        stack = stack_of(state.run)
-        with state.console.reporting_errors():
+        with command_state(ctx) as state:
+            stack = stack_of(state.run)
             template = deploy_steps.synth(state.run, state.console, stack, state.out_dir)
             if template is not None:
                 state.console.result({"stack": stack, "template": str(template)})
 
     @app.command()
     def diff(ctx: typer.Context) -> None:
-        state = state_of(ctx)
-        with state.console.reporting_errors():
+        with command_state(ctx) as state:
             deploy_steps.diff(state.run, state.console, stack_of(state.run))
 
     @app.command()
     def destroy(ctx: typer.Context) -> None:
-        state = state_of(ctx)
-        stack = stack_of(state.run)
-        with state.console.reporting_errors():
+        with command_state(ctx) as state:
+            stack = stack_of(state.run)
             confirm_destroy(state, stack)
             deploy_steps.destroy(state.run, state.console, stack)
 
     @app.command()
     def outputs(ctx: typer.Context) -> None:
-        state = state_of(ctx)
-        with state.console.reporting_errors():
+        with command_state(ctx) as state:
             show_outputs(state.run, state.console, state.connect)
 
     outputs.__doc__ = outputs_help

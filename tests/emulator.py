@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli import child_processes
+from cli.common import child_processes
 
 REPO = Path(__file__).resolve().parents[1]
 

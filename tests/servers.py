@@ -1,5 +1,5 @@
 """Helpers for tests that start real servers on free loopback ports (the model server itself is started
-by the same code ``deploy-agent local`` uses: :func:`cli.agent_local_servers.model_server_process`)."""
+by the same code ``deploy-agent local`` uses: :func:`cli.local.agent_local_servers.model_server_process`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from cli.agent_local_servers import free_port, model_server_child, model_server_process
+from cli.local.agent_local_servers import free_port, model_server_child, model_server_process
 
 REPO = Path(__file__).resolve().parents[1]
 # A shared 2-core machine under load takes minutes to load the model; starting is not a speed test.

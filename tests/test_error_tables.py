@@ -148,8 +148,8 @@ def _exit_codes(rel: str) -> set[int]:
 
 
 def _deploy_exit_codes() -> set[int]:
-    """The deploy CLIs exit through ``cli.errors.ExitCode`` only."""
-    tree = _tree("cli/errors.py")
+    """The deploy CLIs exit through ``cli.common.errors.ExitCode`` only."""
+    tree = _tree("cli/common/errors.py")
     enum = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ExitCode")
     return {item.value.value for item in enum.body if isinstance(item, ast.Assign)}
 

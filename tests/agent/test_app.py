@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from cli.agent_local_servers import agent_server_thread
-from cli.answer_recording import events_from_sse
+from cli.local.agent_local_servers import agent_server_thread
+from cli.local.answer_recording import events_from_sse
 from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 from speech import transcribe, wer

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from cli.agent_local_servers import agent_server_thread
+from cli.local.agent_local_servers import agent_server_thread
 from conversation_client import talk
 from scripted_model_server import scripted_model_server
 from test_app import agent_for

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from browser import chromium_page, chromium_path
-from cli.agent_local_servers import agent_server_thread
-from cli.web_page import local_connect_url, page_app
+from cli.local.agent_local_servers import agent_server_thread
+from cli.local.web_page import local_connect_url, page_app
 from scripted_model_server import scripted_model_server
 from test_app import agent_for
 from word_server import WordServer

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cli.agent_local_servers import agent_server_thread
+from cli.local.agent_local_servers import agent_server_thread
 from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 

@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 from typer.testing import CliRunner
 
 from bench.cli import cli
-from cli.agent_local_servers import agent_server_thread
+from cli.local.agent_local_servers import agent_server_thread
 from speech_protocol.messages import SESSION_PATH
 
 

@@ -1,0 +1,126 @@
+"""The servers ``deploy-agent local`` runs on this machine: a model server subprocess, the agent app.
+
+Both bind 127.0.0.1 on a free port unless told otherwise, and both are context managers so they stop
+when the command ends, whether it succeeded, failed or was interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import uvicorn
+
+from cli.common import child_processes
+from cli.common.errors import CommandFailed
+
+MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _ping_ok(url: str) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return httpx.get(url, timeout=2.0).status_code == 200
+    return False
+
+
+@contextlib.contextmanager
+def ready_process(
+    command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None,
+    started: list[subprocess.Popen] | None = None,
+) -> Iterator[str]:
+    """Run ``command`` until ``url``/ping answers 200; yields ``url``; stops the process on exit.
+
+    ``started``, if given, receives the process (the soak samples its memory; a test kills it).
+
+    Its output goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and would
+    freeze a long-running server. Its tail explains a failed start.
+    """
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    if started is not None:
+        started.append(proc)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not _ping_ok(f"{url}/ping"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                child_processes.stop(proc, grace_s=0)
+                log.seek(0)
+                raise CommandFailed(f"{what} did not become ready", fix=fix,
+                                    details=tuple(log.read().strip().splitlines()[-10:]))
+            time.sleep(0.25)
+        yield url
+    finally:
+        child_processes.stop(proc, grace_s=15)
+        log.close()
+
+
+@contextlib.contextmanager
+def model_server_process(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable
+) -> Iterator[str]:
+    """``python -m kokoro_server`` on a free loopback port, warm; yields its base URL.
+
+    ``extra_args`` go to ``kokoro-serve`` as they are (tests pass asset paths and a short warm-up).
+    ``python`` is the interpreter whose environment has the model server (the 3.12 agent environment
+    has not: its tests start the server with ``.venv``'s).
+    """
+    with model_server_child(engine, *extra_args, timeout_s=timeout_s, python=python) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def model_server_child(
+    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable,
+    port: int | None = None,
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """:func:`model_server_process`, also yielding the process (the soak samples its memory and files);
+    ``port`` restarts a server where a killed one was."""
+    port = port or free_port()
+    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
+               *extra_args]
+    started: list[subprocess.Popen] = []
+    with ready_process(
+        command, f"http://127.0.0.1:{port}", env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout_s=timeout_s,
+        what=f"the local model server ({' '.join(command[1:4])})",
+        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090", started=started,
+    ) as url:
+        yield url, started[0]
+
+
+@contextlib.contextmanager
+def agent_server_thread(
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+) -> Iterator[str]:
+    """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
+    its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""
+    port = port or free_port()
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=graceful_s
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="agent-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30.0
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise CommandFailed(f"the agent server did not start on {host}:{port}")
+            time.sleep(0.05)
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

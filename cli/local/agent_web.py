@@ -1,0 +1,63 @@
+"""``deploy-agent web`` and ``deploy-agent local --web``: the conversation page, served on this machine.
+
+The page (``cli/local/web``) always comes from 127.0.0.1; only the WebSocket it opens differs: a local agent's
+``/ws``, or a deployed runtime's ``/ws`` through a SigV4-presigned URL that ``AgentCoreRuntimeClient``
+signs with this machine's AWS credentials for each connection (the browser never sees a key).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common.console import Console
+from cli.common.errors import UsageError
+from cli.deploy import deploy_steps
+from cli.local.web_page import ConnectUrl, page_app, runtime_connect_url
+from cli.typer_app import command_state
+
+DEFAULT_WEB_PORT = 8000
+WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]
+
+
+def serve_page(console: Console, connect_url: ConnectUrl, port: int, target: str) -> None:
+    """Serve the page until Ctrl-C."""
+    import uvicorn
+
+    console.step(f"conversation page on http://127.0.0.1:{port}/ (talking to {target}); Ctrl-C stops")
+    uvicorn.run(page_app(connect_url), host="127.0.0.1", port=port, log_level="warning")
+
+
+def presigner(region: str, profile: str | None) -> object:
+    """bedrock-agentcore's client, on this machine's credentials (``--profile`` if given)."""
+    import boto3
+    from bedrock_agentcore.runtime import AgentCoreRuntimeClient
+
+    return AgentCoreRuntimeClient(region=region, session=boto3.Session(profile_name=profile, region_name=region))
+
+
+def region_of(runtime_arn: str) -> str:
+    parts = runtime_arn.split(":")
+    if len(parts) < 6 or parts[:3] != ["arn", "aws", "bedrock-agentcore"] or not parts[3]:
+        raise UsageError(f"not an AgentCore runtime ARN: {runtime_arn[:100]!r}",
+                         fix="give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID (deploy-agent outputs)")
+    return parts[3]
+
+
+def web(
+    ctx: typer.Context,
+    runtime_arn: Annotated[Optional[str], typer.Argument(
+        help="The runtime to talk to (default: RuntimeArn from the agent stack's outputs).")] = None,
+    port: WebPort = DEFAULT_WEB_PORT,
+) -> None:
+    """Talk to the deployed agent from a browser: serves the conversation page on 127.0.0.1."""
+    with command_state(ctx) as state:
+        if runtime_arn is None:
+            outputs = deploy_steps.stack_state(state.connect(), state.run.settings.agent_stack_name).outputs
+            runtime_arn = outputs.get("RuntimeArn") or ""
+            if not runtime_arn:
+                raise UsageError("the agent stack has no RuntimeArn output",
+                                 fix="deploy it first (deploy-agent), or give the runtime ARN: deploy-agent web ARN")
+        signer = presigner(region_of(runtime_arn), state.run.profile)
+        serve_page(state.console, runtime_connect_url(signer, runtime_arn), port, runtime_arn)

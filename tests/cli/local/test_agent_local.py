@@ -1,0 +1,89 @@
+"""``deploy-agent local`` and ``deploy-agent invoke`` through the real Typer app, on real sockets."""
+
+from __future__ import annotations
+
+import json
+import wave
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.common.errors import UsageError
+from cli.deploy_agent import app
+from cli.local.agent_local import LlmChoice, local_settings
+from cli.local.agent_local_servers import agent_server_thread
+from servers import free_port
+from voice_agent.app import create_app
+
+REPLY = "Good evening. Your table is ready"
+runner = CliRunner()
+
+
+def read_outputs(out: Path) -> tuple[dict, float]:
+    report = json.loads((out / "report.json").read_text())
+    with wave.open(str(out / "answer.wav")) as wav:
+        seconds = wav.getnframes() / wav.getframerate()
+    return report, seconds
+
+
+def test_local_with_a_prompt_writes_answer_and_report(model_server_url: str, tmp_path: Path) -> None:
+    args = ["local", "--model-url", model_server_url, "--prompt", "Is my table ready?", "--out", str(tmp_path),
+            "--reply", REPLY, "--tokens-per-s", "40"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report, seconds = read_outputs(tmp_path)
+    assert report["text"] == REPLY and report["error"] is None
+    assert 0 < report["ttfa_s"] <= report["total_s"] and report["audio_s"] == pytest.approx(seconds, abs=0.01)
+    assert [p["text"] for p in report["pieces"]] == ["Good evening.", "Your table is ready"]
+    assert all(p["sent_s"] <= p["first_audio_s"] <= p["done_s"] for p in report["pieces"])
+    assert "first audio" in result.output
+
+
+@pytest.mark.slow
+def test_local_starts_its_own_model_server(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["local", "--prompt", "hi", "--out", str(tmp_path), "--reply", "Hello"])
+    assert result.exit_code == 0, result.output
+    report, seconds = read_outputs(tmp_path)
+    assert report["text"] == "Hello" and seconds > 0.2
+
+
+def test_invoke_a_running_agent(model_server_url: str, tmp_path: Path) -> None:
+    settings = local_settings(model_server_url, LlmChoice.scripted, REPLY, 40.0, None, None, None, "af_heart", 1.0)
+    with agent_server_thread(create_app(settings)) as url:
+        result = runner.invoke(app, ["invoke", url, "--prompt", "hi", "--out", str(tmp_path), "--voice", "bf_emma"])
+    assert result.exit_code == 0, result.output
+    report, seconds = read_outputs(tmp_path)
+    assert report["agent"]["pieces"] == 2 and seconds > 0.5
+
+
+def test_invoke_reports_the_agents_error_and_fails(tmp_path: Path) -> None:
+    settings = local_settings(f"http://127.0.0.1:{free_port()}", None, REPLY, 40.0, None, None, None, "af_heart", 1.0)
+    with agent_server_thread(create_app(settings)) as url:
+        result = runner.invoke(app, ["invoke", url, "--prompt", "hi", "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "tts_unreachable" in result.output
+    assert json.loads((tmp_path / "report.json").read_text())["error"]["code"] == "tts_unreachable"
+
+
+@pytest.mark.parametrize(
+    ("target", "code"), [("ftp://host", 2), ("127.0.0.1:8080", 2), ("http://127.0.0.1:{port}", 1)]
+)
+def test_invoke_bad_or_dead_targets(target: str, code: int, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["invoke", target.format(port=free_port()), "--prompt", "hi", "--out", str(tmp_path)])
+    assert result.exit_code == code, result.output
+    assert not (tmp_path / "answer.wav").exists()
+
+
+def test_local_settings_choose_the_llm() -> None:
+    def provider(**kw) -> str:
+        args = {"llm": None, "reply": "Hi", "tokens_per_s": 20.0, "llm_model_id": None, "llm_base_url": None,
+                "region": None, "voice": "af_heart", "speed": 1.0, **kw}
+        return local_settings("http://127.0.0.1:1", **args).llm.provider
+
+    assert provider() == "scripted"
+    assert provider(llm_model_id="us.amazon.nova-lite-v1:0") == "bedrock"
+    assert provider(llm_base_url="http://127.0.0.1:2/v1", llm_model_id="m") == "openai"
+    with pytest.raises(UsageError):
+        provider(llm=LlmChoice.openai)
+    with pytest.raises(UsageError):
+        provider(speed=5.0)

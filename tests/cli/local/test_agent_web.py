@@ -1,0 +1,115 @@
+"""The conversation page's server: ``deploy-agent local --web`` end to end, and the presigned URL a
+deployed runtime's page connects with (its shape, signed offline with throwaway credentials)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from urllib.parse import parse_qs, quote, urlsplit
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from cli.common.errors import UsageError
+from cli.local.agent_local_servers import agent_server_thread
+from cli.local.agent_web import presigner, region_of
+from cli.local.web_page import page_app, runtime_connect_url
+from servers import REPO, free_port
+from voice_agent.conversation import SESSION_HEADER
+
+ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
+SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
+
+
+@pytest.fixture
+def fake_credentials(no_aws: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+
+
+def test_presigned_url_has_agentcores_shape(fake_credentials: None) -> None:
+    url = runtime_connect_url(presigner(region_of(ARN), None), ARN)(SESSION)
+    parts = urlsplit(url)
+    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    assert parts.scheme == "wss" and parts.netloc == "bedrock-agentcore.us-west-2.amazonaws.com"
+    assert parts.path == f"/runtimes/{quote(ARN, safe='')}/ws"
+    assert query[SESSION_HEADER] == SESSION
+    assert query["X-Amz-Algorithm"] == "AWS4-HMAC-SHA256" and query["X-Amz-Expires"] == "300"
+    assert query["X-Amz-Credential"].startswith("AKIDEXAMPLE/")
+    assert query["X-Amz-Credential"].endswith("/us-west-2/bedrock-agentcore/aws4_request")
+    assert query["X-Amz-SignedHeaders"] == "host" and len(query["X-Amz-Signature"]) == 64
+
+
+async def test_page_server_hands_out_a_fresh_url_per_connection(fake_credentials: None) -> None:
+    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN))
+    with agent_server_thread(app) as page_url:
+        async with httpx.AsyncClient(base_url=page_url) as client:
+            page = await client.get("/")
+            script = await client.get("/conversation.js")
+            good = await client.get("/connect", params={"session": SESSION})
+            bad = await client.get("/connect", params={"session": "short"})
+    assert page.status_code == 200 and "conversation.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert good.json()["url"].startswith("wss://bedrock-agentcore.us-west-2.amazonaws.com/runtimes/")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_session"
+
+
+async def test_page_server_reports_missing_credentials(no_aws: None) -> None:
+    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN))
+    with agent_server_thread(app) as page_url:
+        async with httpx.AsyncClient(base_url=page_url) as client:
+            reply = await client.get("/connect", params={"session": SESSION})
+    assert reply.status_code == 502 and "credentials" in reply.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("arn", ["arn:aws:s3:::bucket", "runtime/abc", "arn:aws:bedrock-agentcore::1:runtime/x"])
+def test_region_of_refuses_what_is_not_a_runtime_arn(arn: str) -> None:
+    with pytest.raises(UsageError):
+        region_of(arn)
+
+
+async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: str) -> None:
+    agent_port, web_port = free_port(), free_port()
+    command = [sys.executable, "-c", "from cli.deploy_agent import app; app()", "local", "--web",
+               "--model-url", model_server_url, "--reply", "Hello there. Nice to meet you", "--port", str(agent_port),
+               "--web-port", str(web_port)]
+    proc = subprocess.Popen(command, cwd=REPO, env=os.environ.copy(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
+            for _ in range(200):
+                try:
+                    if (await client.get("/")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.1)
+            url = (await client.get("/connect", params={"session": SESSION})).json()["url"]
+        assert url == f"ws://127.0.0.1:{agent_port}/ws?{SESSION_HEADER}={SESSION}"
+        async with connect(url, proxy=None) as socket:
+            ready = json.loads(await socket.recv())
+            assert ready["type"] == "ready" and ready["session"] == SESSION
+            await socket.send(json.dumps({"type": "prompt", "text": "Hi"}))
+            audio = 0
+            while not isinstance(frame := await asyncio.wait_for(socket.recv(), 60), str) or '"turn_end"' not in frame:
+                audio += len(frame) if isinstance(frame, bytes) else 0
+            end = json.loads(frame)
+        assert end["heard_text"] == "Hello there. Nice to meet you" and end["audio_s"] == pytest.approx(audio / 48_000)
+        assert audio > 24_000  # more than half a second of speech
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+    assert "conversation page on http://127.0.0.1:" in out, out
+
+
+def test_local_refuses_web_with_a_prompt() -> None:
+    from typer.testing import CliRunner
+
+    from cli.deploy_agent import app
+
+    result = CliRunner().invoke(app, ["local", "--web", "--prompt", "hi", "--model-url", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and "--web serves the conversation page" in result.output

@@ -13,16 +13,14 @@ from bench.lower_bound import fit_speech_model, lower_bound, natural_cuts, word_
 from voice_agent.first_piece import SpeechModel
 
 
-def brute_force(ready: list[float], model: SpeechModel) -> float:
-    """Every set of cut points, simulated piece by piece: the earliest zero-stall first audio."""
+def brute_force(ready: list[float], model: SpeechModel, allowed: set[int] | None = None) -> float:
+    """Every set of cut points (among ``allowed``), simulated piece by piece: the earliest zero-stall first audio."""
     n, best = len(ready), float("inf")
-    for cuts in itertools.chain.from_iterable(itertools.combinations(range(1, n), k) for k in range(n)):
-        bounds = [0, *cuts, n]
-        done = first = None
-        ok = True
+    points = [k for k in range(1, n) if allowed is None or k in allowed]
+    for cuts in itertools.chain.from_iterable(itertools.combinations(points, k) for k in range(len(points) + 1)):
+        bounds, done, first, ok = [0, *cuts, n], None, None, True
         for start, end in zip(bounds, bounds[1:]):
-            begin = ready[end - 1] if done is None else max(ready[end - 1], done)
-            done = begin + model.synth_s(end - start)
+            done = (ready[end - 1] if done is None else max(ready[end - 1], done)) + model.synth_s(end - start)
             if first is None:
                 first = done
             elif done > first + model.audio_s(start) + 1e-12:
@@ -66,24 +64,6 @@ def test_the_speech_model_is_fitted_from_the_runs_pieces() -> None:
         fit_speech_model([0.4], [1.0], 3.6)
 
 
-def brute_force_with_cuts(ready: list[float], model: SpeechModel, allowed: set[int]) -> float:
-    """Brute force over the allowed cut points only."""
-    n, best = len(ready), float("inf")
-    points = sorted(k for k in allowed if 0 < k < n)
-    for cuts in itertools.chain.from_iterable(itertools.combinations(points, k) for k in range(len(points) + 1)):
-        bounds, done, first, ok = [0, *cuts, n], None, None, True
-        for start, end in zip(bounds, bounds[1:]):
-            done = (ready[end - 1] if done is None else max(ready[end - 1], done)) + model.synth_s(end - start)
-            if first is None:
-                first = done
-            elif done > first + model.audio_s(start) + 1e-12:
-                ok = False
-                break
-        if ok:
-            best = min(best, first)
-    return best
-
-
 @given(
     gaps=st.lists(st.floats(0, 0.5), min_size=1, max_size=8),
     allowed=st.sets(st.integers(1, 7)),
@@ -94,7 +74,7 @@ def test_the_search_keeps_to_the_allowed_cuts(gaps: list[float], allowed: set[in
     model = SpeechModel(rtf=rtf, words_per_s=3.0, overhead_s=0.1)
     words = [f"w{i}" for i in range(len(ready))]
     found = lower_bound(words, ready, model, allowed)
-    assert found.first_audio_s == pytest.approx(brute_force_with_cuts(ready, model, allowed), abs=1e-3)
+    assert found.first_audio_s == pytest.approx(brute_force(ready, model, allowed), abs=1e-3)
     assert len(found.first_piece.split()) in allowed | {len(words)}
 
 

@@ -97,7 +97,7 @@ def _rest_follows(first: int, first_audio: float, ready: list[float], model: Spe
             if done[i] == math.inf:
                 continue
             finish = max(ready[j - 1], done[i]) + model.synth_s(j - i)
-            if finish <= first_audio + model.audio_s(i) and finish < done[j]:  # ready before it is needed
+            if finish <= first_audio + model.audio_s(i) + 1e-9 and finish < done[j]:  # ready before needed (to rounding)
                 done[j] = finish
     return done[n] < math.inf
 

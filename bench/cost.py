@@ -66,6 +66,12 @@ class MeasuredRun:
     engine: str
     device: str
     machine: str  # e.g. "x86_64, 16 CPU cores, x86_64, NVIDIA H200"
+    at_ladder_top: bool = False  # the capacity is the ladder's largest level: the limit was not reached
+
+
+def at_ladder_top(cap: Capacity, concurrency: Sequence[ConcurrencyResult]) -> bool:
+    """Whether even the run's largest load level passed (so the capacity is only a lower bound)."""
+    return cap.sessions is not None and cap.sessions == max((c.sessions for c in concurrency), default=None)
 
 
 def machine_label(meta: dict) -> str:
@@ -90,6 +96,7 @@ def cost_rows(runs: Sequence[MeasuredRun], prices: dict) -> list[CostRow]:
             name, price, run.engine, run.device, True, cap.sessions,
             round(price / cap.sessions, 4), round(price / cap.throughput_x, 4) if cap.throughput_x else None,
             f"capacity measured on {run.machine} at rtf {cap.rtf}, not on the instance itself "
-            f"({item.get('hardware', name)})",
+            f"({item.get('hardware', name)})"
+            + ("; the most sessions the run tried, so a lower bound" if run.at_ladder_top else ""),
         ))
     return rows

@@ -20,7 +20,7 @@ import typer
 from stacks.measured_capacity import MEASURED
 
 from .concurrency import ConcurrencyResult
-from .cost import Capacity, MeasuredRun, capacity, cost_rows, load_prices, machine_label
+from .cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "bench.json"
@@ -64,8 +64,9 @@ def load_gpu_run(path: Path = GPU_RESULTS) -> dict | None:
 
 
 def _measured(data: dict) -> MeasuredRun:
-    m = data["meta"]
-    return MeasuredRun(Capacity(**capacity_of(data)), m["engine"], m["device"], machine_label(m))
+    m, cap = data["meta"], Capacity(**capacity_of(data))
+    ladder = [ConcurrencyResult(**c) for c in data.get("concurrency", [])]
+    return MeasuredRun(cap, m["engine"], m["device"], machine_label(m), at_ladder_top(cap, ladder))
 
 
 def _ladder(concurrency: list[dict]) -> list[str]:
@@ -80,7 +81,8 @@ def _gpu_section(gpu: dict) -> list[str]:
             f"{m.get('device')}, {machine_label(m)})", "",
             f"Run of {m.get('date')} (commit {m.get('commit')}); texts {', '.join(m.get('texts', {}))}; medians of "
             f"{m.get('repeats')}; advertised rtf {m.get('server_rtf_advertised')}. Most concurrent sessions with zero "
-            f"stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**.", "",
+            f"stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**"
+            + (" (the largest level tried: the limit lies higher)" if _measured(gpu).at_ladder_top else "") + ".", "",
             *_ladder(gpu.get("concurrency", []))]
 
 

@@ -25,7 +25,7 @@ from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 
 from .concurrency import against_one, concurrent_sessions
-from .cost import MeasuredRun, capacity, cost_rows, load_prices, machine_label
+from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .lower_bound import against_bound, fit_speech_model
 from .overhead import measure_overhead
 from .plots import plot_text
@@ -113,8 +113,8 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
     cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
                          evaluate(results, overhead, concurrency, bounds), bounds, cap,
-                         cost_rows([MeasuredRun(cap, settings.engine, settings.device, machine_label(meta))],
-                                   load_prices()))
+                         cost_rows([MeasuredRun(cap, settings.engine, settings.device, machine_label(meta),
+                                                at_ladder_top(cap, concurrency))], load_prices()))
     last = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])

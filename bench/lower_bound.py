@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from voice_agent.first_piece import SpeechModel
+from voice_agent.segmenter import natural_cut_after
 
 from .errors import BenchError
 from .stats import median
@@ -65,20 +66,33 @@ def fit_speech_model(synth_s: list[float], audio_s: list[float], words_per_s: fl
     return SpeechModel(rtf=rtf, words_per_s=words_per_s, overhead_s=overhead)
 
 
-def lower_bound(words: list[str], ready: list[float], model: SpeechModel) -> Bound:
-    """The earliest zero-stall first audio over every cut of ``words`` (see the module docstring)."""
-    for first in range(1, len(words) + 1):
+def natural_cuts(words: list[str]) -> set[int]:
+    """The word counts after which the agent's segmenter could end a piece without breaking a phrase."""
+    return {k for k in range(1, len(words)) if natural_cut_after(words[k - 1], words[k])}
+
+
+def lower_bound(words: list[str], ready: list[float], model: SpeechModel, cuts: set[int] | None = None) -> Bound:
+    """The earliest zero-stall first audio over every cut of ``words`` (see the module docstring).
+
+    ``cuts``: the word counts after which a piece may end (None: after any word). The end of the text is
+    always a cut.
+    """
+    allowed = set(range(1, len(words))) if cuts is None else set(cuts)
+    allowed.add(len(words))
+    for first in sorted(allowed):
         first_audio = ready[first - 1] + model.synth_s(first)
-        if _rest_follows(first, first_audio, ready, model):
+        if _rest_follows(first, first_audio, ready, model, allowed):
             return Bound(round(first_audio, 4), " ".join(words[:first]))
     raise AssertionError("one piece holding every word never stalls")  # pragma: no cover
 
 
-def _rest_follows(first: int, first_audio: float, ready: list[float], model: SpeechModel) -> bool:
+def _rest_follows(first: int, first_audio: float, ready: list[float], model: SpeechModel, allowed: set[int]) -> bool:
     n = len(ready)
     done = [math.inf] * (n + 1)  # done[j]: earliest moment words [0, j) are synthesized, no stall so far
     done[first] = first_audio
     for j in range(first + 1, n + 1):
+        if j not in allowed:
+            continue
         for i in range(first, j):
             if done[i] == math.inf:
                 continue
@@ -101,23 +115,32 @@ class BoundResult:
     ratio: float  # pipelined / bound: 1.0 is the best any cut could do
     bound_first_piece: str
     pipelined_first_piece: str
+    # The same search allowing only the segmenter's natural cuts (clause and sentence ends, before a
+    # phrase-opening word): what a policy could reach without cutting inside a phrase.
+    natural_audible_s: float | None = None
+    natural_ratio: float | None = None
+    natural_first_piece: str = ""
 
 
 def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
     """``traces``: the pipelined strategy's runs of ``text`` (each with its LLM timeline and audio)."""
-    bounds, heard = [], []
+    bounds, natural, heard = [], [], []
     for trace in traces:
         words, ready = word_ready_times(list(zip(trace.deltas, trace.written)))
-        bound = lower_bound(words, ready, model)
         playback = play(trace.audio)
         audible = playback.audible_s if playback.audible_s is not None else playback.end_s
         # The same near-silence before the first audible sample as the run's own pieces had.
-        bounds.append((bound.first_audio_s + audible - playback.ttfa_s, bound.first_piece))
+        silence = audible - playback.ttfa_s
+        for found, cuts in ((bounds, None), (natural, natural_cuts(words))):
+            bound = lower_bound(words, ready, model, cuts)
+            found.append((bound.first_audio_s + silence, bound.first_piece))
         heard.append(audible)
-    bound_s, mine_s = median([b for b, _ in bounds]), median(heard)
+    bound_s, natural_s, mine_s = median([b for b, _ in bounds]), median([b for b, _ in natural]), median(heard)
     return BoundResult(
         text=text, rtf=round(model.rtf, 3), overhead_s=round(model.overhead_s, 3),
         words_per_s=round(model.words_per_s, 2), bound_audible_s=round(bound_s, 3),
         pipelined_audible_s=round(mine_s, 3), ratio=round(mine_s / bound_s, 3),
         bound_first_piece=bounds[0][1], pipelined_first_piece=traces[0].pieces[0][1] if traces[0].pieces else "",
+        natural_audible_s=round(natural_s, 3), natural_ratio=round(mine_s / natural_s, 3),
+        natural_first_piece=natural[0][1],
     )

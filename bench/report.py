@@ -52,9 +52,11 @@ def render(report: BenchReport) -> str:
         out += ["", f"pipelined against the lower bound (earliest zero-stall first audio of any word cut, this run's "
                     f"LLM timeline; synthesis {b0.overhead_s:.3f} s + rtf {b0.rtf:.3f} x audio, "
                     f"{b0.words_per_s:.2f} words/s)"]
-        out += _table(["text", "bound audible", "pipelined audible", "ratio", "bound's first piece", "pipelined's"],
-                      [[b.text, _s(b.bound_audible_s), _s(b.pipelined_audible_s), _s(b.ratio, 3),
-                        b.bound_first_piece[:32], b.pipelined_first_piece[:32]] for b in report.lower_bounds])
+        out += _table(["text", "bound audible", "natural-cut bound", "pipelined audible", "ratio", "natural ratio",
+                       "bound's first piece", "natural bound's", "pipelined's"],
+                      [[b.text, _s(b.bound_audible_s), _s(b.natural_audible_s), _s(b.pipelined_audible_s),
+                        _s(b.ratio, 3), _s(b.natural_ratio, 3), b.bound_first_piece[:24], b.natural_first_piece[:24],
+                        b.pipelined_first_piece[:24]] for b in report.lower_bounds])
     if report.sweep:
         out += ["", "first-piece length (pipelined)"]
         out += _table(["policy", "min words", "first byte", "audible", "stall", "first piece"],

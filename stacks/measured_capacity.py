@@ -3,6 +3,8 @@
 ``python -m bench report`` writes ``stacks/data/measured_capacity.json`` from the last results file: per
 engine, the most concurrent sessions one server carried with zero stall and first audio p95 under 1 s,
 with the machine and real-time factor it was measured at (docs/decisions/084-autoscaling-from-capacity.md).
+On a machine too slow for 1-s first audio at any load, the most sessions it served with zero stall
+(the entry's ``criterion`` says which).
 An engine never measured (the GPU engine until a GPU run) keeps ``DEFAULT_SESSIONS``.
 """
 

@@ -58,6 +58,13 @@ async def greet(peer: Peer) -> None:
     await peer.send(Ready(session="scripted"))
 
 
+async def close_after_first_message(peer: Peer) -> None:
+    """A server that goes away mid-answer: it greets, takes the first message, and closes the socket."""
+    await greet(peer)
+    await peer.next_message()
+    await peer.connection.close()
+
+
 @contextlib.asynccontextmanager
 async def scripted_model_server(script: Script) -> AsyncIterator[str]:
     """Yields the base URL (``http://127.0.0.1:PORT``) of a server running ``script`` per session."""

@@ -26,6 +26,11 @@ VOICE_SYSTEM_PROMPT = (
 _TOKEN = re.compile(r"\S+\s*|\s+")
 
 
+def scripted_tokens(reply: str) -> list[str]:
+    """The tokens the scripted model streams ``reply`` in: each word with the spaces after it."""
+    return _TOKEN.findall(reply)
+
+
 class ScriptedReplyModel(Model):
     """A Strands model provider that ignores the prompt and streams ``reply`` word by word.
 
@@ -48,7 +53,7 @@ class ScriptedReplyModel(Model):
 
     async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any):
         delay = 1.0 / self.config["tokens_per_s"]
-        tokens = _TOKEN.findall(self.config["reply"])
+        tokens = scripted_tokens(self.config["reply"])
         yield {"messageStart": {"role": "assistant"}}
         yield {"contentBlockStart": {"start": {}}}
         for token in tokens:

@@ -34,7 +34,7 @@ import re
 from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, SpeechModel, adaptive_policy
 from .speakable import is_fence, speakable
 
-__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter"]
+__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter", "natural_cut_after"]
 
 _TERMINALS = ".!?…"
 _CLOSERS = "\"'”’»)]}*_`"
@@ -124,6 +124,7 @@ class Segmenter:
         self._in_code = False  # inside a fenced code block
         self._spoken_any = False  # a piece has been emitted (the first-piece rule is over)
         self._emitted_words = 0  # words in the pieces emitted so far, counted while the ramp lasts
+        self._slack_s = 0.0  # the speech model's audio queued minus synthesis owed, over the ramp's pieces
         self._counted_to = 0  # the current piece's words before this index ...
         self._words = 0  # ... number this many (counted once, for the first-piece rule)
 
@@ -136,7 +137,7 @@ class Segmenter:
                 start += 1
             pos = max(self._pos, start)
             end, resume = self._next_boundary(buf, start, pos, final)
-            if not self._spoken_any and not self._in_code and self._policy.first_piece_clause:
+            if not self._in_code and self._clause_cuts_allowed():
                 cut = self._before_function_word(buf, start, final)
                 if cut is not None and cut < (end if end is not None else resume or len(buf) + 1):
                     end = resume = cut  # whichever comes first, so the cut never depends on delta sizes
@@ -195,25 +196,42 @@ class Segmenter:
         return None, None
 
     def _before_function_word(self, buf: str, start: int, final: bool) -> int | None:
-        """Where the first piece may end before a conjunction or preposition, if no clause mark comes soon.
+        """Where a piece may end before a conjunction or preposition, if no clause mark comes soon.
 
-        "Here is a plan | for your first day in the city," keeps each part's natural prosody where a cut
-        at a bare space inside a phrase would not (docs/decisions/083-cut-before-a-function-word.md). The
-        piece needs ``first_piece_min_words`` first, and the ``_FUNCTION_LOOKAHEAD`` words after the cut
-        must be written and hold no clause mark (else that natural boundary is worth the wait). Reads at
-        most ``max_chars`` characters, and only while the first piece is undecided.
+        "Here is a plan | for your first day | in the city," keeps each part's natural prosody where a cut
+        at a bare space inside a phrase would not (docs/decisions/083-cut-before-a-function-word.md). For
+        the first piece, and later ones while the ramp lasts. The piece needs ``first_piece_min_words``,
+        or, when the server's rtf is known, as few as ``ADAPTIVE_FIRST_WORDS[0]`` if the speech model says
+        the piece after the cut (up to its own natural end) is ready before this one has played. Past
+        ``first_piece_min_words``, the ``_FUNCTION_LOOKAHEAD`` words after the cut must be written and hold
+        no clause mark (else that natural boundary is worth the wait). Reads at most ``max_chars`` characters.
         """
-        window = buf[start : start + self._policy.max_chars + 1]
+        policy = self._policy
+        window = buf[start : start + policy.max_chars + 1]
         words = list(_WORD.finditer(window))
         if words and not final and words[-1].end() == len(window):
             words.pop()  # the last word may still be growing ("fo" -> "for", "day" -> "day,")
-        for i in range(self._policy.first_piece_min_words, len(words) - _FUNCTION_LOOKAHEAD):
+        fewest = ADAPTIVE_FIRST_WORDS[0] if policy.rtf is not None else policy.first_piece_min_words
+        by_model = policy.rtf is not None
+        for i in range(fewest, len(words)):
             word = words[i]
+            if not by_model and i + _FUNCTION_LOOKAHEAD >= len(words):
+                return None  # its look-ahead is not written yet
             if word.group().lower() not in _FUNCTION_WORDS or window[words[i - 1].end() : word.start()] != " ":
                 continue
-            after = window[word.start() : words[i + _FUNCTION_LOOKAHEAD].end()]
-            if not _SOON_BOUNDARY.search(after) and not _SOON_BOUNDARY.search(words[i - 1].group()):
-                return start + words[i - 1].end()
+            if _SOON_BOUNDARY.search(words[i - 1].group()):
+                continue  # the word before ends a clause: that boundary is the cut
+            if not by_model:
+                after = window[word.start() : words[i + _FUNCTION_LOOKAHEAD].end()]
+                if _SOON_BOUNDARY.search(after):
+                    continue
+            else:  # a short piece, taken only if the speech model says the next one is ready in time
+                following = _words_to_natural_end([w.group() for w in words[i:]], final)
+                if following is None:
+                    return None  # the next piece's end is not written yet: decide once it is
+                if not self._cut_wanted(i, following):
+                    continue
+            return start + words[i - 1].end()
         return None
 
     def _clause_cuts_allowed(self) -> bool:
@@ -259,33 +277,39 @@ class Segmenter:
         self._counted_to = end
         if self._words >= self._policy.first_piece_min_words:
             return True
-        if self._spoken_any or self._policy.rtf is None or self._words < ADAPTIVE_FIRST_WORDS[0]:
+        if self._policy.rtf is None or self._words < ADAPTIVE_FIRST_WORDS[0]:
             return False
         return self._next_piece_in_time(buf, end, final)
 
     def _next_piece_in_time(self, buf: str, end: int, final: bool) -> bool | None:
-        """Ask the speech model whether this shorter first piece would stall, given the piece after it.
+        """Ask the speech model whether this shorter piece would stall, given the piece after it.
 
-        ``first_piece_min_words`` is safe against a typical next piece; a shorter first piece is safe
-        when the piece that follows (up to its sentence end, or its clause once the ramp lets it end
-        there) is short enough to be synthesized before this one's audio runs out. Waits (None) until
-        that is known; reads at most ``max_chars`` characters, for the first piece only.
+        ``first_piece_min_words`` is safe against a typical next piece; a shorter piece is safe when the
+        piece that follows (up to its first natural cut: a clause or sentence end, or before a
+        phrase-opening word) is synthesized before the audio queued by then runs out. Waits (None) until
+        that cut is written; reads at most ``max_chars`` characters.
         """
         policy = self._policy
-        model = SpeechModel(policy.rtf)
         window = buf[end : end + policy.max_chars + 1]
-        count = 0
-        for word in _WORD.finditer(window):
-            if not final and word.end() == len(buf) - end:
-                return None  # this word may still grow ("day" -> "day,")
-            count += 1
-            if model.cut_stalls(self._words, count):
-                return False
-            ends_sentence = _SENTENCE_END_WORD.search(word.group()) is not None
-            ends_clause = _CLAUSE_END_WORD.search(word.group()) is not None and policy.ramp_words > 0
-            if ends_sentence or (ends_clause and count >= policy.first_piece_min_words):
-                return True
-        return False if final or len(buf) - end > len(window) else None
+        words = list(_WORD.finditer(window))
+        if words and not final and words[-1].end() == len(buf) - end:
+            words.pop()  # this word may still grow ("day" -> "day,")
+        following = _words_to_natural_end([w.group() for w in words], final or len(buf) - end > len(window))
+        if following is None:
+            return None
+        return self._cut_wanted(self._words, following)
+
+    def _cut_wanted(self, words: int, following: int) -> bool:
+        """The speech model's verdict on a natural cut after ``words``, ``following`` words before the next.
+
+        The first piece ends at the earliest such cut whose next piece is ready before it has played:
+        that is what brings speech forward. A later piece ends there only when running on to the next
+        cut would outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy
+        a stall that would otherwise happen.
+        """
+        if not self._spoken_any:
+            return not SpeechModel(self._policy.rtf).cut_stalls(words, following)
+        return self._lead_s(words + following) < 0
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):
@@ -296,7 +320,43 @@ class Segmenter:
             pieces.append(piece)
             self._spoken_any = True
             if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
-                self._emitted_words += sum(1 for _ in _WORD.finditer(raw))
+                words = sum(1 for _ in _WORD.finditer(raw))
+                if self._policy.rtf is not None:  # the first piece's synthesis is the wait before playback
+                    model = SpeechModel(self._policy.rtf)
+                    self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)
+                self._emitted_words += words
+
+    def _lead_s(self, words: int) -> float:
+        """Audio queued ahead of a piece of ``words`` once it is synthesized (0 for the first piece).
+
+        The speech model's view: the LLM writes far faster than speech, so each piece after the first is
+        synthesized right after the one before, and what the listener has queued grows by every piece's
+        audio and shrinks by every later piece's synthesis (``_slack_s``).
+        """
+        if not self._spoken_any:
+            return 0.0
+        return self._slack_s - SpeechModel(self._policy.rtf).synth_s(words)
+
+
+def _words_to_natural_end(words: list[str], final: bool) -> int | None:
+    """How many of ``words`` a piece starting at the first would hold up to its first natural cut; None
+    while that cut is not written yet (all of them at the end of the answer)."""
+    for k, word in enumerate(words):
+        if natural_cut_after(word, words[k + 1] if k + 1 < len(words) else ""):
+            return k + 1  # a clause or sentence end needs no next word to be known
+    return len(words) if final else None
+
+
+def natural_cut_after(word: str, next_word: str) -> bool:
+    """Whether a piece may end between these two words with its prosody intact, as this module cuts:
+    after a sentence end or clause mark, at a dash, or before a phrase-opening conjunction or preposition.
+
+    The benchmark's natural-cut lower bound (``bench.lower_bound``) allows only these cuts, so the agent's
+    policy is compared with the best it could do without cutting inside a phrase.
+    """
+    return bool(_SENTENCE_END_WORD.search(word) or _CLAUSE_END_WORD.search(word)
+                or word.endswith(("–", "—")) or next_word == "-" or next_word.startswith(("–", "—"))
+                or next_word.lower() in _FUNCTION_WORDS)
 
 
 def _forced_cut(buf: str, start: int, limit: int) -> int:

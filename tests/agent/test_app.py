@@ -11,7 +11,7 @@ import pytest
 
 from cli.agent_local_servers import agent_server_thread
 from cli.answer_recording import events_from_sse
-from scripted_model_server import Peer, greet, scripted_model_server
+from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 from speech import transcribe, wer
 from voice_agent.app import create_app
@@ -121,12 +121,7 @@ async def test_model_server_down_is_one_typed_error_event() -> None:
 
 
 async def test_model_server_closing_mid_answer_is_one_typed_error_event() -> None:
-    async def script(peer: Peer) -> None:
-        await greet(peer)
-        await peer.next_message()
-        await peer.connection.close()
-
-    async with scripted_model_server(script) as model_url:
+    async with scripted_model_server(close_after_first_message) as model_url:
         with agent_for(model_url) as url:
             events = await ask(url, {"prompt": "hi"})
     assert isinstance(events[-1], ErrorEvent) and events[-1].code == "tts_session_closed"

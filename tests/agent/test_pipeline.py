@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from scripted_model_server import Peer, greet, scripted_model_server
+from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 from speech_protocol.messages import Close, Ready, Synthesize
 from speech_protocol.session import TtsSession
@@ -97,12 +97,7 @@ async def test_llm_failure_is_one_error_event_and_closes_the_session() -> None:
 
 
 async def test_server_closing_mid_answer_is_one_error_event() -> None:
-    async def script(peer: Peer) -> None:
-        await greet(peer)
-        await peer.next_message()
-        await peer.connection.close()
-
-    async with scripted_model_server(script) as url:
+    async with scripted_model_server(close_after_first_message) as url:
         events = await collect(deltas_of("One sentence here. ", "And another one."), url)
     assert [e.code for e in events if isinstance(e, ErrorEvent)] == ["tts_session_closed"]
     assert events[-1].type == "error"

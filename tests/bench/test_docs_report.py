@@ -33,3 +33,13 @@ def test_a_page_without_markers_is_refused() -> None:
     with pytest.raises(ValueError, match="marker"):
         updated_page("# no markers here\n", {})
     assert BEGIN.startswith("<!--")
+
+
+def test_a_machine_too_slow_for_one_second_first_audio_scales_on_its_zero_stall_load() -> None:
+    data = json.loads(RESULTS.read_text(encoding="utf-8"))
+    ladder = [{"sessions": n, "max_stall_s": stall, "ttfa_p95_s": 1.9} for n, stall in ((1, 0.0), (2, 0.0), (4, 5.0))]
+    slow = {**data, "capacity": {"sessions": None, "throughput_x": None, "rtf": 0.6}, "concurrency": ladder}
+    entry = updated_capacity({}, slow)[data["meta"]["engine"]]
+    assert entry["sessions"] == 2 and entry["criterion"].startswith("zero stall")
+    never = {**slow, "concurrency": [{**ladder[0], "max_stall_s": 3.0}]}
+    assert updated_capacity({}, never)[data["meta"]["engine"]] is None  # unmeasured: the stack's default

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench.errors import BenchError
-from bench.lower_bound import fit_speech_model, lower_bound, word_ready_times
+from bench.lower_bound import fit_speech_model, lower_bound, natural_cuts, word_ready_times
 from voice_agent.first_piece import SpeechModel
 
 
@@ -64,3 +64,41 @@ def test_the_speech_model_is_fitted_from_the_runs_pieces() -> None:
     assert model.rtf == pytest.approx(0.4) and model.overhead_s == pytest.approx(0.05)
     with pytest.raises(BenchError):
         fit_speech_model([0.4], [1.0], 3.6)
+
+
+def brute_force_with_cuts(ready: list[float], model: SpeechModel, allowed: set[int]) -> float:
+    """Brute force over the allowed cut points only."""
+    n, best = len(ready), float("inf")
+    points = sorted(k for k in allowed if 0 < k < n)
+    for cuts in itertools.chain.from_iterable(itertools.combinations(points, k) for k in range(len(points) + 1)):
+        bounds, done, first, ok = [0, *cuts, n], None, None, True
+        for start, end in zip(bounds, bounds[1:]):
+            done = (ready[end - 1] if done is None else max(ready[end - 1], done)) + model.synth_s(end - start)
+            if first is None:
+                first = done
+            elif done > first + model.audio_s(start) + 1e-12:
+                ok = False
+                break
+        if ok:
+            best = min(best, first)
+    return best
+
+
+@given(
+    gaps=st.lists(st.floats(0, 0.5), min_size=1, max_size=8),
+    allowed=st.sets(st.integers(1, 7)),
+    rtf=st.floats(0.05, 2.0),
+)
+def test_the_search_keeps_to_the_allowed_cuts(gaps: list[float], allowed: set[int], rtf: float) -> None:
+    ready = list(itertools.accumulate(gaps))
+    model = SpeechModel(rtf=rtf, words_per_s=3.0, overhead_s=0.1)
+    words = [f"w{i}" for i in range(len(ready))]
+    found = lower_bound(words, ready, model, allowed)
+    assert found.first_audio_s == pytest.approx(brute_force_with_cuts(ready, model, allowed), abs=1e-3)
+    assert len(found.first_piece.split()) in allowed | {len(words)}
+
+
+def test_natural_cuts_fall_at_clause_ends_and_before_phrase_openers() -> None:
+    words = "Yes, of course, the museum is open every day from nine - or ten. Tickets cost twelve dollars".split()
+    cut_after = [words[k - 1] for k in sorted(natural_cuts(words))]
+    assert cut_after == ["Yes,", "course,", "day", "nine", "-", "ten."]

@@ -21,6 +21,7 @@ from speech_protocol.websocket import WebSocketConnector, session_url
 
 SENTENCES = ["The museum opens at nine in the morning.", "Tickets are sold at the door and online.",
              "The garden behind it is free to visit all year."]
+STALL_MARGIN_S = 0.3  # a few of the server's audio chunks; far below what an over-admitted server stalls (seconds)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,6 @@ async def test_past_capacity_new_sessions_are_refused_and_listeners_never_stall(
     async with websockets.connect(session_url(server_url), max_size=None) as alone:
         assert isinstance(await first_event(alone), Ready)
         solo = play(await speak_and_time(alone)).stall_s
-    if solo > 0:  # the machine itself is slower than real time now: no admission policy can help that
-        pytest.skip(f"a lone session stalls {solo:.2f} s on this machine at the moment")
     await asyncio.sleep(0.5)  # the lone session's share is released when its handler returns
     limit = capacity(server_url)
     assert limit >= 1
@@ -96,7 +95,10 @@ async def test_past_capacity_new_sessions_are_refused_and_listeners_never_stall(
 
         arrivals = await asyncio.gather(*(speak_and_time(ws) for ws in admitted))
     stalls = [play(heard).stall_s for heard in arrivals]
-    assert stalls == [0] * limit  # correctness: every chunk arrived before its listener needed it
+    # Every admitted listener is served as well as a lone one was a moment ago: zero stall on a machine
+    # faster than real time. When the shared machine itself is momentarily slower than real time even a
+    # lone listener stalls, and no admission policy can help that; the margin absorbs scheduling jitter.
+    assert max(stalls) <= solo + STALL_MARGIN_S, (stalls, solo)
 
 
 async def test_agent_waits_out_a_busy_server_then_reports_tts_busy(server_url: str) -> None:

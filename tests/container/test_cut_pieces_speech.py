@@ -12,17 +12,31 @@ from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter
 
 
-def first_two_pieces(text: str, rtf: float) -> list[str]:
+def pieces_of(text: str, rtf: float) -> list[str]:
     segmenter = Segmenter(adaptive_policy(rtf))
-    return (segmenter.feed(text) + segmenter.flush())[:2]
+    return segmenter.feed(text) + segmenter.flush()
+
+
+def heard_as_written(url: str, piece: str) -> None:
+    reply = httpx.post(f"{url}/invocations", json={"text": piece, "format": "pcm"}, timeout=120)
+    heard = transcribe(reply.content, 24_000)
+    assert wer(piece, heard) <= 0.1, (piece, heard)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("text", [LONG, SHORT], ids=["long", "short"])
 def test_each_piece_of_a_function_word_cut_is_heard_as_written(model_server_url: str, text: str) -> None:
-    pieces = first_two_pieces(text, 0.33)
+    pieces = pieces_of(text, 0.33)[:2]
     assert pieces[1].split()[0] in ("for", "at")  # the cut this test is about
     for piece in pieces:
-        reply = httpx.post(f"{model_server_url}/invocations", json={"text": piece, "format": "pcm"}, timeout=120)
-        heard = transcribe(reply.content, 24_000)
-        assert wer(piece, heard) <= 0.1, (piece, heard)
+        heard_as_written(model_server_url, piece)
+
+
+@pytest.mark.slow
+def test_the_short_pieces_of_a_slow_servers_ramp_are_heard_as_written(model_server_url: str) -> None:
+    """At rtf 0.7 the long answer's ramp cuts five short pieces, each where a phrase starts."""
+    pieces = pieces_of(LONG, 0.7)[:5]
+    assert pieces == ["Here is a plan", "for your first day", "in the city,", "with a few options depending",
+                      "on the weather."]
+    for piece in pieces:
+        heard_as_written(model_server_url, piece)

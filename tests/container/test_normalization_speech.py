@@ -14,8 +14,9 @@ import httpx
 import pytest
 import websockets
 
+from session_client import ends, read_until, ws_url
+from speech import transcribe, wer
 from speech_protocol.messages import (
-    SESSION_PATH,
     End,
     Error,
     ProtocolError,
@@ -24,7 +25,6 @@ from speech_protocol.messages import (
     encode_client_message,
     parse_client_message,
 )
-from speech import transcribe, wer
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = json.loads((Path(__file__).parent / "normalization_cases.json").read_text())["cases"]
@@ -52,13 +52,11 @@ def test_off_per_session_message_speaks_the_text_as_written(model_server_url):
     """"$5M" normalized is "five million dollars"; as written, G2P says "five M dollars": more audio."""
 
     async def speak() -> dict[str, float]:
-        async with websockets.connect(model_server_url.replace("http", "ws") + SESSION_PATH) as ws:
+        async with websockets.connect(ws_url(model_server_url)) as ws:
             await ws.send(encode_client_message(Synthesize("The fund raised $5M.", id="on")))
             await ws.send(encode_client_message(Synthesize("The fund raised $5M.", id="off", normalize=False)))
             await ws.send(json.dumps({"type": "synthesize", "id": "bad", "text": "Fine.", "normalize": 1}))
-            decoder, events = StreamDecoder(), []
-            while sum(isinstance(e, (End, Error)) for e in events) < 3:
-                events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=60))
+            events = await read_until(ws, StreamDecoder(), ends(3))
         assert [e.code for e in events if isinstance(e, Error)] == ["bad_normalize"]
         return {e.id: e.audio_s for e in events if isinstance(e, End)}
 

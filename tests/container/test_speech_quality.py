@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import websockets
 
+from session_client import ends, read_until, ws_url
 from speech import transcribe, wer
-from speech_protocol.messages import SESSION_PATH, Audio, End, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.messages import Audio, StreamDecoder, Synthesize, encode_client_message
 
 SENTENCES = [
     "The quick brown fox jumps over the lazy dog.",
@@ -28,12 +29,10 @@ def test_invocations_speech_is_intelligible(model_server_url, text):
 
 def test_session_speech_over_binary_frames_is_intelligible(model_server_url):
     async def speak() -> bytes:
-        async with websockets.connect(model_server_url.replace("http", "ws") + SESSION_PATH) as ws:
+        async with websockets.connect(ws_url(model_server_url)) as ws:
             for i, text in enumerate(SENTENCES):
                 await ws.send(encode_client_message(Synthesize(text, id=str(i), voice="bf_emma")).encode())
-            decoder, events = StreamDecoder(), []
-            while sum(isinstance(e, End) for e in events) < len(SENTENCES):
-                events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=60))
+            events = await read_until(ws, StreamDecoder(), ends(len(SENTENCES)))
             return b"".join(e.pcm for e in events if isinstance(e, Audio))
 
     pcm = asyncio.run(speak())

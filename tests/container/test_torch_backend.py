@@ -23,15 +23,8 @@ from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
 from servers import model_server_process
-from speech_protocol.messages import (
-    SESSION_PATH,
-    Audio,
-    End,
-    StreamDecoder,
-    Synthesize,
-    Words,
-    encode_client_message,
-)
+from session_client import ended, read_until, ws_url
+from speech_protocol.messages import Audio, StreamDecoder, Synthesize, Words, encode_client_message
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
 
@@ -92,12 +85,9 @@ def test_server_on_torch_engine_serves_http_and_session(random_weights):
         assert r.status_code == 200 and len(r.content) > 0
 
         async def session() -> list:
-            async with websockets.connect(url.replace("http", "ws") + SESSION_PATH) as ws:
+            async with websockets.connect(ws_url(url)) as ws:
                 await ws.send(encode_client_message(Synthesize("Hi", id="t")).encode())
-                decoder, events = StreamDecoder(), []
-                while not any(isinstance(e, End) for e in events):
-                    events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=120))
-                return events
+                return await read_until(ws, StreamDecoder(), ended("t"), timeout=120)
 
         events = asyncio.run(session())
         samples = sum(len(e.pcm) for e in events if isinstance(e, Audio)) // 2

@@ -14,17 +14,9 @@ import numpy as np
 import pytest
 import websockets
 
-from speech_protocol.messages import (
-    SAMPLE_RATE,
-    SESSION_PATH,
-    Audio,
-    End,
-    StreamDecoder,
-    Synthesize,
-    Words,
-    encode_client_message,
-)
+from session_client import ended, read_until, ws_url
 from speech import transcribe, wer
+from speech_protocol.messages import SAMPLE_RATE, Audio, StreamDecoder, Synthesize, Words, encode_client_message
 
 pytestmark = pytest.mark.slow
 
@@ -37,11 +29,9 @@ GAP = np.zeros(SAMPLE_RATE // 4, dtype=np.int16)
 
 
 async def speak(url: str, text: str, voice: str, speed: float) -> tuple[np.ndarray, Words, list]:
-    async with websockets.connect(url.replace("http://", "ws://") + SESSION_PATH) as ws:
+    async with websockets.connect(ws_url(url)) as ws:
         await ws.send(encode_client_message(Synthesize(text, id="w", voice=voice, speed=speed)))
-        decoder, events = StreamDecoder(), []
-        while not any(isinstance(e, End) for e in events):
-            events += decoder.feed(await asyncio.wait_for(ws.recv(), timeout=120))
+        events = await read_until(ws, StreamDecoder(), ended("w"), timeout=120)
     pcm = b"".join(e.pcm for e in events if isinstance(e, Audio))
     (words,) = [e for e in events if isinstance(e, Words)]
     return np.frombuffer(pcm, dtype="<i2"), words, [type(e) for e in events]

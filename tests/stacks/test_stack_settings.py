@@ -60,38 +60,29 @@ def test_empty_values_mean_the_default():
     assert parse_settings({"instance_type": "", "image_uri": "  "}) == parse_settings({})
 
 
+# Each key, what its error says a good value is, and the values it refuses.
+BAD_VALUES = [
+    ("region", "an AWS Region", ["mars-1", "US-EAST-1"]),
+    ("account", "12-digit", ["1234"]),
+    ("model_stack_name", "stack name", ["1stack"]),
+    ("agent_stack_name", "stack name", ["Agent_Stack"]),
+    ("endpoint_name", "SageMaker endpoint name", ["kokoro_tts", "k" * 64]),
+    ("instance_type", "SageMaker real-time instance type", ["g5.xlarge", "ml.g5.xlarge; rm -rf /"]),
+    ("instance_count", "integer between 1 and 2", ["abc", "0", "3", "1.5"]),
+    ("min_instances", "integer >= 1", ["0", "-1"]),
+    ("max_instances", "integer >= 1", ["1e3"]),
+    ("sessions_per_instance", "integer between 1 and 64", ["0", "9" * 40]),
+    ("engine", "one of torch, onnx", ["tensorflow", "TORCH"]),
+    ("image_uri", "ECR image URI", ["kokoro:latest"]),
+    ("voice", "Kokoro voice name", ["Heart", "af_heart.pt"]),
+    ("model_id", "Bedrock model id", ["gpt-4o"]),
+    ("agent_artifact", "one of code, container, image", ["zip"]),
+    ("runtime_name", "AgentCore runtime name", ["kokoro-voice-agent", "_agent", "a" * 49]),
+]
+
+
 @pytest.mark.parametrize(
-    ("key", "value", "expected"),
-    [
-        ("region", "mars-1", "an AWS Region"),
-        ("region", "US-EAST-1", "an AWS Region"),
-        ("account", "1234", "12-digit"),
-        ("model_stack_name", "1stack", "stack name"),
-        ("agent_stack_name", "Agent_Stack", "stack name"),
-        ("endpoint_name", "kokoro_tts", "SageMaker endpoint name"),
-        ("endpoint_name", "k" * 64, "SageMaker endpoint name"),
-        ("instance_type", "g5.xlarge", "SageMaker real-time instance type"),
-        ("instance_type", "ml.g5.xlarge; rm -rf /", "SageMaker real-time instance type"),
-        ("instance_count", "abc", "integer between 1 and 2"),
-        ("instance_count", "0", "integer between 1 and 2"),
-        ("instance_count", "3", "integer between 1 and 2"),
-        ("instance_count", "1.5", "integer between 1 and 2"),
-        ("min_instances", "0", "integer >= 1"),
-        ("min_instances", "-1", "integer >= 1"),
-        ("max_instances", "1e3", "integer >= 1"),
-        ("sessions_per_instance", "0", "integer between 1 and 64"),
-        ("sessions_per_instance", "9" * 40, "integer between 1 and 64"),
-        ("engine", "tensorflow", "one of torch, onnx"),
-        ("engine", "TORCH", "one of torch, onnx"),
-        ("image_uri", "kokoro:latest", "ECR image URI"),
-        ("voice", "Heart", "Kokoro voice name"),
-        ("voice", "af_heart.pt", "Kokoro voice name"),
-        ("model_id", "gpt-4o", "Bedrock model id"),
-        ("agent_artifact", "zip", "one of code, container, image"),
-        ("runtime_name", "kokoro-voice-agent", "AgentCore runtime name"),
-        ("runtime_name", "_agent", "AgentCore runtime name"),
-        ("runtime_name", "a" * 49, "AgentCore runtime name"),
-    ],
+    ("key", "value", "expected"), [(key, value, expected) for key, expected, values in BAD_VALUES for value in values]
 )
 def test_each_bad_value_names_its_key(key: str, value: str, expected: str):
     with pytest.raises(SettingsError, match=expected) as caught:

@@ -1,0 +1,117 @@
+"""``python -m bench policy``: the first-piece policy across real-time factors, from the speech model.
+
+The policy must hold from a fast GPU (rtf ~0.03) to a loaded CPU (~0.8). Measuring that on one machine
+needs a server slowed on purpose (``--simulate-rtf``), which can only slow a machine down: the shared
+2-core development machine itself runs at rtf 0.33 to 1.3 from one hour to the next, so a measured
+sweep down to 0.2 is possible only on a faster host. This sweep therefore replays the benchmark's
+scripted LLM timeline through the agent's real segmenter at each real-time factor and times the
+resulting pieces with the speech model the policy is sized from (``voice_agent.first_piece.SpeechModel``:
+serial synthesis, a fixed cost per piece, real-time playback). It compares the agent's policy with the
+threshold it replaced (``ceil(rtf * 6 + 0.18)`` words, no ramp) and with the two lower bounds of
+``bench.lower_bound``. Every row is a computation, labelled as such; the measured runs in
+``bench/results/bench.json`` are where the model meets the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from voice_agent.first_piece import SegmentPolicy, SpeechModel, adaptive_policy
+from voice_agent.llm import scripted_tokens
+from voice_agent.segmenter import Segmenter
+
+from .lower_bound import lower_bound, natural_cuts, word_ready_times
+from .texts import TEXTS
+
+RTFS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+SWEEP_TEXTS = ("typical", "long")
+TOKENS_PER_S = 40.0  # the benchmark's scripted LLM speed
+
+
+def llm_timeline(text: str, tokens_per_s: float = TOKENS_PER_S) -> list[tuple[float, str]]:
+    """(time, delta) as the scripted LLM writes ``text``: one token every ``1 / tokens_per_s`` seconds."""
+    return [((i + 1) / tokens_per_s, token) for i, token in enumerate(scripted_tokens(text))]
+
+
+def pieces_of(deltas: list[tuple[float, str]], policy: SegmentPolicy) -> list[tuple[float, int]]:
+    """(time the piece was cut, its words) for each piece the agent's segmenter cuts under ``policy``."""
+    segmenter, pieces = Segmenter(policy), []
+    for t, delta in deltas:
+        pieces += [(t, len(p.split())) for p in segmenter.feed(delta)]
+    pieces += [(deltas[-1][0], len(p.split())) for p in segmenter.flush()]
+    return pieces
+
+
+def first_audio_and_stall(pieces: list[tuple[float, int]], model: SpeechModel) -> tuple[float, float]:
+    """Serial synthesis, playback from the first piece's end on; the listener's total wait after that."""
+    done = first = None
+    playhead = stall = 0.0
+    for cut_at, words in pieces:
+        done = (cut_at if done is None else max(cut_at, done)) + model.synth_s(words)
+        if first is None:
+            first = playhead = done
+        elif done > playhead:
+            stall += done - playhead
+            playhead = done
+        playhead += model.audio_s(words)
+    return first, stall
+
+
+def threshold_policy(rtf: float) -> SegmentPolicy:
+    """The policy before the speech model: a first piece of ``ceil(rtf * 6 + 0.18)`` words, no ramp."""
+    return SegmentPolicy(first_piece_min_words=math.ceil(rtf * 6 + 0.18))
+
+
+def sweep(rtfs: tuple[float, ...] = RTFS, texts: tuple[str, ...] = SWEEP_TEXTS) -> list[dict]:
+    rows = []
+    for text in texts:
+        deltas = llm_timeline(TEXTS[text])
+        words, ready = word_ready_times(deltas)
+        for rtf in rtfs:
+            model = SpeechModel(rtf)
+            row = {"text": text, "rtf": rtf}
+            for name, policy in (("policy", adaptive_policy(rtf)), ("threshold", threshold_policy(rtf))):
+                first, stall = first_audio_and_stall(pieces_of(deltas, policy), model)
+                row[f"{name}_first_s"], row[f"{name}_stall_s"] = round(first, 3), round(stall, 3)
+            row["bound_any_s"] = lower_bound(words, ready, model).first_audio_s
+            row["bound_natural_s"] = lower_bound(words, ready, model, natural_cuts(words)).first_audio_s
+            row["policy_vs_natural"] = round(row["policy_first_s"] / row["bound_natural_s"], 3)
+            rows.append(row)
+    return rows
+
+
+def markdown(rows: list[dict]) -> list[str]:
+    """The sweep as a table (``python -m bench report`` puts it in docs/benchmark.md)."""
+    model = SpeechModel(0.5)
+    out = [f"Computed, not measured: the scripted LLM at {TOKENS_PER_S:g} tokens/s through the agent's segmenter, "
+           f"timed with the speech model ({model.overhead_s} s per piece + rtf x audio, "
+           f"{model.words_per_s} words/s). First audio in seconds from the request; stall in seconds.", "",
+           "| text | rtf | policy: first / stall | threshold: first / stall | bound, natural cuts | "
+           "bound, any word | policy / natural bound |", "|---|---|---|---|---|---|---|"]
+    out += [f"| {r['text']} | {r['rtf']} | {r['policy_first_s']:.2f} / {r['policy_stall_s']:.2f} | "
+            f"{r['threshold_first_s']:.2f} / {r['threshold_stall_s']:.2f} | {r['bound_natural_s']:.2f} | "
+            f"{r['bound_any_s']:.2f} | {r['policy_vs_natural']:.3f} |" for r in rows]
+    return out
+
+
+cli = typer.Typer(add_completion=False, help=__doc__)
+
+
+@cli.command()
+def run(json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the rows here.")] = None) -> None:
+    """Compute the policy sweep and print it (no server, no engine: a few seconds)."""
+    rows = sweep()
+    typer.echo("\n".join(markdown(rows)))
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps({"tokens_per_s": TOKENS_PER_S, "rows": rows}, indent=1) + "\n",
+                             encoding="utf-8")
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,26 @@
+"""The computed policy sweep: the agent's real segmenter on the scripted LLM timeline, timed by the model."""
+
+from __future__ import annotations
+
+from bench.policy_sweep import first_audio_and_stall, llm_timeline, pieces_of, sweep
+from voice_agent.first_piece import SegmentPolicy, SpeechModel
+
+
+def test_the_timeline_is_the_scripted_llms_and_the_pieces_the_segmenters() -> None:
+    deltas = llm_timeline("Yes, of course. The museum is open.", tokens_per_s=10)
+    assert deltas[0] == (0.1, "Yes, ") and deltas[-1][1] == "open."
+    assert [words for _t, words in pieces_of(deltas, SegmentPolicy(first_piece_min_words=2))] == [3, 4]
+
+
+def test_stall_is_the_listeners_wait_after_the_first_audio() -> None:
+    model = SpeechModel(rtf=1.0, words_per_s=1.0, overhead_s=0.0)
+    # 1 word ready at 0, synthesized by 1 s, plays 1 s; the 3-word piece is done at 4 s: a 2-s wait.
+    assert first_audio_and_stall([(0.0, 1), (0.0, 3)], model) == (1.0, 2.0)
+    assert first_audio_and_stall([(0.0, 3), (0.0, 1)], model) == (3.0, 0.0)
+
+
+def test_the_policy_never_stalls_more_than_the_threshold_it_replaced_and_never_beats_a_bound() -> None:
+    for row in sweep():
+        assert row["policy_stall_s"] <= row["threshold_stall_s"] + 1e-9, row
+        if row["policy_stall_s"] == 0:
+            assert row["policy_first_s"] >= row["bound_natural_s"] - 1e-3 >= row["bound_any_s"] - 2e-3, row

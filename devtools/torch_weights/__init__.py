@@ -166,7 +166,7 @@ def state_dicts(model: ModelProto, reference: dict[str, dict[str, torch.Tensor]]
                 value = value.reshape(like.shape)
             if tuple(value.shape) != tuple(like.shape):
                 raise ValueError(f"{full}: graph gives shape {value.shape}, KModel wants {tuple(like.shape)}")
-            out[part][key] = torch.from_numpy(np.ascontiguousarray(value))
+            out[part][key] = torch.from_numpy(value.copy())  # owned, writable, contiguous
     if missing:
         raise KeyError(f"not found in the graph: {', '.join(missing)}")
     return out

@@ -5,12 +5,15 @@ whose listeners never stalled and whose first audio stayed under ``FIRST_AUDIO_P
 follows from an instance price (``bench/data/instance_prices.json``, with its source and date, since
 prices cannot be fetched here): dollars per concurrent voice-hour (price / capacity) and per hour of
 speech delivered (price / audio hours per wall hour at that load). An instance whose engine and device
-this run did not measure is reported as "not measured".
+no run measured is reported as "not measured". A run is labelled with the machine it ran on (its GPU too),
+since that is rarely the instance priced: the GPU row may come from a GPU run on another card
+(docs/decisions/087-gpu-capacity-from-another-card.md).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,19 +58,45 @@ def load_prices(path: Path = PRICES) -> dict:
         raise BenchError(f"cannot read the instance prices {path}: {err}") from err
 
 
-def cost_rows(cap: Capacity, engine: str, device: str, machine: str, prices: dict) -> list[CostRow]:
+@dataclass(frozen=True)
+class MeasuredRun:
+    """One run's capacity with the engine, device and machine it was measured on."""
+
+    capacity: Capacity
+    engine: str
+    device: str
+    machine: str  # e.g. "x86_64, 16 CPU cores, x86_64, NVIDIA H200"
+    at_ladder_top: bool = False  # the capacity is the ladder's largest level: the limit was not reached
+
+
+def at_ladder_top(cap: Capacity, concurrency: Sequence[ConcurrencyResult]) -> bool:
+    """Whether even the run's largest load level passed (so the capacity is only a lower bound)."""
+    return cap.sessions is not None and cap.sessions == max((c.sessions for c in concurrency), default=None)
+
+
+def machine_label(meta: dict) -> str:
+    """Where a run's figures were taken: its machine, and its GPU when it used one."""
+    gpu = meta.get("gpu")
+    return f"{meta['machine']}, {gpu}" if gpu else meta["machine"]
+
+
+def cost_rows(runs: Sequence[MeasuredRun], prices: dict) -> list[CostRow]:
+    """One row per priced instance, from the run that measured its engine and device (if any)."""
     rows = []
     for name, item in prices["instances"].items():
         price = float(item["usd_per_hour"])
-        same = (item["engine"], item["device"]) == (engine, device)
-        if not same or cap.sessions is None:
-            note = (f"not measured: needs a run of {item['engine']} on {item['device']}" if not same else
-                    f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf}")
+        run = next((r for r in runs if (r.engine, r.device) == (item["engine"], item["device"])), None)
+        cap = run and run.capacity
+        if run is None or cap.sessions is None:
+            note = (f"not measured: needs a run of {item['engine']} on {item['device']}" if run is None else
+                    f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf} on {run.machine}")
             rows.append(CostRow(name, price, item["engine"], item["device"], False, None, None, None, note))
             continue
         rows.append(CostRow(
-            name, price, engine, device, True, cap.sessions,
+            name, price, run.engine, run.device, True, cap.sessions,
             round(price / cap.sessions, 4), round(price / cap.throughput_x, 4) if cap.throughput_x else None,
-            f"capacity measured on {machine} at rtf {cap.rtf}, not on the instance itself",
+            f"capacity measured on {run.machine} at rtf {cap.rtf}, not on the instance itself "
+            f"({item.get('hardware', name)})"
+            + ("; the most sessions the run tried, so a lower bound" if run.at_ladder_top else ""),
         ))
     return rows

@@ -13,8 +13,10 @@ Ready, as a check on it: the server measures that one on its own sentence-length
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from kokoro_server.assets import AssetError, resolve
 from kokoro_server.runtime import SpeechRuntime
@@ -69,10 +71,21 @@ async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: 
     )
 
 
+# The server's path variables (kokoro_server.cli): the server the benchmark starts inherits them, and the
+# in-process engine must load the same files.
+_PATH_VARIABLES = {"onnx_model": "KOKORO_ONNX_MODEL", "torch_model": "KOKORO_TORCH_MODEL",
+                   "voices_dir": "KOKORO_VOICES_DIR", "config": "KOKORO_CONFIG", "assets_dir": "KOKORO_ASSETS_DIR"}
+
+
+def _server_paths() -> dict[str, Path]:
+    return {arg: Path(os.environ[var]) for arg, var in _PATH_VARIABLES.items() if os.environ.get(var)}
+
+
 async def _load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
-    """The server's own loading and warm-up, run in this process."""
+    """The server's own loading and warm-up, run in this process, from the files the server loads."""
     try:
-        runtime = SpeechRuntime(ServerSettings(engine=engine, device=device, voice=voice), resolve(engine))
+        runtime = SpeechRuntime(ServerSettings(engine=engine, device=device, voice=voice),
+                                resolve(engine, **_server_paths()))
     except (AssetError, ValueError) as err:
         raise BenchError(f"cannot load the engine in-process: {err}") from err
     await runtime.load()

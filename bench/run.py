@@ -25,7 +25,7 @@ from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 
 from .concurrency import against_one, concurrent_sessions
-from .cost import capacity, cost_rows, load_prices
+from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .lower_bound import against_bound, fit_speech_model
 from .overhead import measure_overhead
 from .plots import plot_text
@@ -113,7 +113,8 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
     cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
                          evaluate(results, overhead, concurrency, bounds), bounds, cap,
-                         cost_rows(cap, settings.engine, settings.device, meta["machine"], load_prices()))
+                         cost_rows([MeasuredRun(cap, settings.engine, settings.device, machine_label(meta),
+                                                at_ladder_top(cap, concurrency))], load_prices()))
     last = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])
@@ -144,6 +145,16 @@ def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def _gpu_name() -> str:
+    """The accelerator's own name (``nvidia-smi``), so a GPU figure says which GPU it was taken on."""
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "cuda (nvidia-smi not found)"
+    return ", ".join(line.strip() for line in smi.stdout.splitlines() if line.strip()) or "cuda"
+
+
 def _machine(settings: BenchSettings) -> dict:
     """Where and how the figures were taken: without this a latency figure means little."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
@@ -154,7 +165,7 @@ def _machine(settings: BenchSettings) -> dict:
         "python": platform.python_version(),
         "engine": settings.engine,
         "device": settings.device,
-        "gpu": None if settings.device == "cpu" else "cuda",
+        "gpu": None if settings.device == "cpu" else _gpu_name(),
         "tokens_per_s": settings.tokens_per_s,
         "voice": settings.voice,
         "texts": {name: len(TEXTS[name].split()) for name in settings.texts},

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from .errors import BenchError
 from .texts import TEXTS
 
-MAX_SESSIONS = 32  # 8 saturate a 2-core machine several times over; more is a typo, not a benchmark
+MAX_SESSIONS = 64  # 8 saturate a 2-core machine; an H200 kept zero stall at 32 (087-gpu-capacity-from-another-card.md)
 MAX_REPEATS = 20
 MAX_TOKENS_PER_S = 10_000.0
 MAX_VOICE_CHARS = 128

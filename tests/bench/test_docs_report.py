@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from bench.docs_report import BEGIN, PAGE, RESULTS, render_markdown, updated_capacity, updated_page
+from bench.docs_report import BEGIN, PAGE, RESULTS, load_gpu_run, render_markdown, updated_capacity, updated_page
 from stacks.measured_capacity import MEASURED
 
 
 def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
     page = PAGE.read_text(encoding="utf-8")
-    assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8"))) == page, (
+    assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8")), load_gpu_run()) == page, (
         "docs/benchmark.md is stale: run .venv/bin/python -m bench report")
 
 
@@ -23,7 +23,7 @@ def test_the_stacks_capacity_record_is_the_results_files() -> None:
 
 
 def test_every_table_says_the_real_time_factor_it_was_measured_at() -> None:
-    figures = render_markdown(json.loads(RESULTS.read_text(encoding="utf-8")))
+    figures = render_markdown(json.loads(RESULTS.read_text(encoding="utf-8")), load_gpu_run())
     headings = [line for line in figures.splitlines() if line.startswith("### ")]
     assert headings and all("rtf" in h or "request" in h for h in headings)
     assert "measured on sentences" in figures.splitlines()[0]

@@ -21,6 +21,7 @@ from stacks.measured_capacity import MEASURED
 
 from .concurrency import ConcurrencyResult
 from .cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from .markers import replace_between
 from .policy_sweep import markdown
 from .soak_report import rendered_pages
 from .timeline import STALL_TOLERANCE_S
@@ -152,11 +153,7 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
 
 
 def updated_page(page: str, data: dict, gpu: dict | None = None) -> str:
-    if BEGIN not in page or END not in page:
-        raise ValueError(f"{PAGE} lacks the marker lines around its generated figures")
-    head, rest = page.split(BEGIN, 1)
-    _old, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{render_markdown(data, gpu)}{END}{tail}"
+    return replace_between(page, BEGIN, END, lambda: render_markdown(data, gpu), str(PAGE))
 
 
 @cli.command()
@@ -173,10 +170,6 @@ def report(
         new = updated_page(old, data, load_gpu_run(gpu_results))
         old_capacity = json.loads(MEASURED.read_text(encoding="utf-8")) if MEASURED.exists() else {}
         new_capacity = updated_capacity(old_capacity, data)
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        typer.echo(f"bench report: {err}", err=True)
-        raise typer.Exit(2) from None
-    try:
         soak_pages = rendered_pages()
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)

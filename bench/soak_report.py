@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .markers import replace_between
+
 REPO = Path(__file__).resolve().parents[1]
 SOAK = REPO / "bench" / "results" / "soak.json"
 CAPACITY_PAGE = REPO / "docs" / "capacity.md"
@@ -55,11 +57,7 @@ def summary(report: dict) -> str:
 
 
 def updated(page: str, body: str, name: str) -> str:
-    if BEGIN not in page or END not in page:
-        raise ValueError(f"{name} lacks the soak figures' marker lines")
-    head, rest = page.split(BEGIN, 1)
-    _old, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{body}{END}{tail}"
+    return replace_between(page, BEGIN, END, lambda: body, name)
 
 
 def rendered_pages(path: Path = SOAK) -> dict[Path, str]:

@@ -34,7 +34,9 @@ def parse_invocation(payload: Any) -> Invocation:
         raise BadRequest("bad_payload", "the payload must be a JSON object with a 'prompt'")
     unknown = sorted(str(k)[:40] for k in payload.keys() - _FIELDS)
     if unknown:
-        raise BadRequest("bad_payload", f"unknown fields: {', '.join(unknown[:5])}")
+        # repr: a hostile name (a NEL, a line separator) is echoed escaped, never as a raw line break in
+        # the event stream, which clients that split on every Unicode line break would tear apart.
+        raise BadRequest("bad_payload", f"unknown fields: {', '.join(repr(k) for k in unknown[:5])}")
     prompt = payload.get("prompt")
     if prompt is None:
         raise BadRequest("missing_prompt", "field 'prompt' is required")

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cli.local.agent_local_servers import agent_server_thread
@@ -110,6 +110,8 @@ _PAYLOAD = st.one_of(_JSON, st.dictionaries(_FIELD, _JSON, max_size=4),
 
 @settings(max_examples=80)
 @given(payload=_PAYLOAD)
+@example(payload={"\x85": None})  # a NEL in a field name: echoed escaped, never a raw line break in the stream
+@example(payload={"\u2028x": 1, "prompt": "hi"})
 def test_payload_fuzz_gives_a_typed_error_or_an_answer(quick_agent: str, payload: object):
     reply = post(quick_agent, json.dumps(payload).encode())
     if reply.status_code != 200:

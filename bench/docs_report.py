@@ -23,6 +23,8 @@ from .concurrency import ConcurrencyResult
 from .cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
 from .policy_sweep import markdown
+from .simulated_report import load_runs as load_simulated_runs
+from .simulated_report import markdown as simulated_markdown
 from .soak_report import rendered_pages
 from .timeline import STALL_TOLERANCE_S
 
@@ -149,6 +151,7 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
         rows = json.loads(POLICY_SWEEP.read_text(encoding="utf-8"))["rows"]
         out += ["### The first-piece policy at rtf 0.2 to 0.8 (computed by `python -m bench policy`)", "",
                 *markdown(rows), ""]
+    out += simulated_markdown(load_simulated_runs())
     return "\n".join(out).rstrip() + "\n"
 
 

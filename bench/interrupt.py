@@ -31,7 +31,7 @@ from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from .errors import BenchError
-from .server import advertised_rtf, check_ready, model_server
+from .server import advertised_ready, check_ready, model_server
 from .stats import percentile
 
 REPLY = ("Here is a longer answer, so that there is always something left to interrupt. " * 3 +
@@ -95,7 +95,7 @@ def summarize(results: list[dict], rtf: float | None) -> dict:
 
 async def run(rounds: int, server_url: str | None, tokens_per_s: float, seed: int) -> tuple[dict, list[dict]]:
     async def measure(url: str) -> tuple[dict, list[dict]]:
-        rtf = await advertised_rtf(url)
+        rtf = (await advertised_ready(url)).rtf
         settings = AgentSettings(tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
                                  llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s))
         with agent_server_thread(create_app(settings)) as agent_url:

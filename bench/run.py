@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from speech_protocol.session import usable_rtf
+from speech_protocol.session import usable_overhead, usable_rtf
 from voice_agent.first_piece import adaptive_policy
-from voice_agent.segmenter import Segmenter, SegmentPolicy
+from voice_agent.segmenter import Segmenter, SegmentPolicy, natural_cut_after
 
 from .concurrency import against_one, concurrent_sessions
 from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
@@ -30,7 +30,7 @@ from .lower_bound import against_bound, fit_speech_model
 from .overhead import measure_overhead
 from .plots import plot_text
 from .results import BenchReport, SweepResult, summarize, write_json
-from .server import advertised_rtf, check_ready, check_voice, model_server
+from .server import advertised_ready, check_ready, check_voice, model_server
 from .settings import BenchSettings
 from .stats import median
 from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
@@ -56,18 +56,33 @@ def sentences(text: str) -> list[str]:
     return segmenter.feed(text) + segmenter.flush()
 
 
+def with_openings(pieces: list[str], words: int = 3) -> list[str]:
+    """``pieces`` and, for each, its opening up to the first natural cut after ``words`` words: the cost
+    per piece only shows against short pieces, so the speech model is fitted on both lengths."""
+    openings = []
+    for piece in pieces:
+        split = piece.split()
+        cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1], split[k])), None)
+        if cut is not None:
+            openings.append(" ".join(split[:cut]))
+    return pieces + openings
+
+
 async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tuple[BenchReport, dict[str, list[Trace]]]:
     """All the figures, and the last trace of each text and strategy (for the plots)."""
     started = time.perf_counter()
     meta = _machine(settings)
     collected: dict[tuple[str, str], list[Trace]] = {}
     with _server(settings) as url:
-        meta["server_rtf_advertised"] = await advertised_rtf(url)
+        ready = await advertised_ready(url)
+        meta["server_rtf_advertised"] = ready.rtf
+        meta["server_piece_overhead_advertised_s"] = ready.piece_overhead_s
         await check_voice(url, settings.voice)
         say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
-        overhead = await measure_overhead(url, sentences(TEXTS[settings.overhead_text]), engine=settings.engine,
+        overhead = await measure_overhead(url, with_openings(sentences(TEXTS[settings.overhead_text])), engine=settings.engine,
                                           device=settings.device, voice=settings.voice)
-        policy = adaptive_policy(usable_rtf(meta["server_rtf_advertised"]))  # what the agent picks from Ready
+        # What the agent picks from Ready:
+        policy = adaptive_policy(usable_rtf(ready.rtf), piece_overhead_s=usable_overhead(ready.piece_overhead_s))
         meta["rtf_measured"] = overhead.rtf
         meta["first_piece_min_words"] = policy.first_piece_min_words
         meta["ramp_words"] = policy.ramp_words

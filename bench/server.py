@@ -66,8 +66,8 @@ def check_ready(url: str) -> None:
         raise BenchError(f"no warm model server at {url} (/ping answered {status or 'nothing'})")
 
 
-async def advertised_rtf(url: str) -> float | None:
-    """The real-time factor the server's Ready event advertises (measured at its warm-up)."""
+async def advertised_ready(url: str) -> Ready:
+    """The server's Ready event: its real-time factor and cost per piece, measured at its warm-up."""
     try:
         return await asyncio.wait_for(_first_ready(url), READY_EVENT_TIMEOUT_S)
     except TimeoutError:
@@ -92,11 +92,11 @@ async def check_voice(url: str, voice: str) -> None:
         raise BenchError(f"cannot speak on {url}: {err.code}: {err.message}") from err
 
 
-async def _first_ready(url: str) -> float | None:
+async def _first_ready(url: str) -> Ready:
     async with connect(session_url(url), open_timeout=READY_EVENT_TIMEOUT_S, proxy=None) as ws:
         decoder = StreamDecoder()
         while True:
             for event in decoder.feed(await ws.recv()):
                 if isinstance(event, Ready):
-                    return event.rtf
+                    return event
                 raise BenchError(f"the server opened its session with {type(event).__name__}, not Ready")

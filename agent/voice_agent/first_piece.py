@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from speech_protocol.session import usable_rtf
+from speech_protocol.session import MAX_PIECE_OVERHEAD_S, usable_overhead, usable_rtf
 
 # Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
 # stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
@@ -31,13 +31,18 @@ DEFAULT_RAMP_WORDS = 0
 
 # The piece after the first, as the ramp cuts it ("the museum is open every day,").
 NEXT_PIECE_WORDS = 6
-# Per piece beyond synthesis: the server's own cost (~10 ms of socket and scheduler on loopback) and the
-# engine's fixed cost per call, which weighs more on a short piece than the rtf says.
+# Per piece beyond rtf x audio, for a server that does not advertise its own (Ready.piece_overhead_s):
+# the socket and scheduler (~10 ms on loopback) and the engine's fixed cost per call. Servers of this
+# project measure theirs: about 0.5 s on the 2-core CPU, 0.1 s on a GPU (088-piece-overhead.md).
 PIECE_OVERHEAD_S = 0.05
 SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
 LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
 MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
+# A piece after the first must play for its synthesis plus one more fixed cost. At 1 (break even) the
+# computed sweep stalled up to 1.9 s at rtf 0.5-0.8 with a CPU's cost per piece; at 2 it stalled only at
+# 0.7-0.8, by at most 0.5 s (088-piece-overhead.md).
+SUSTAIN_FIXED_COSTS = 2
 
 
 class SegmentPolicyError(ValueError):
@@ -54,6 +59,12 @@ def _check_int(name: str, value: object, low: int) -> None:
 def _check_rtf(rtf: float) -> None:
     if usable_rtf(rtf) is None:  # the same test the speech session applies to Ready.rtf
         raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
+
+
+def _check_overhead(overhead_s: float) -> None:
+    if usable_overhead(overhead_s) is None:  # and to Ready.piece_overhead_s
+        raise SegmentPolicyError(f"piece_overhead_s must be a number from 0 to {MAX_PIECE_OVERHEAD_S:g}, "
+                                 f"got {overhead_s!r}")
 
 
 @dataclass(frozen=True)
@@ -73,15 +84,25 @@ class SegmentPolicy:
     # The server's real-time factor, when known: a first piece shorter than first_piece_min_words is then
     # taken at a clause mark if the speech model says the piece after it is ready in time.
     rtf: float | None = None
+    # And its cost per piece beyond rtf x audio, when it advertises one (None: PIECE_OVERHEAD_S).
+    piece_overhead_s: float | None = None
 
     def __post_init__(self) -> None:
         _check_int("first_piece_min_words", self.first_piece_min_words, 1)
         if self.rtf is not None:
             _check_rtf(self.rtf)
+        if self.piece_overhead_s is not None:
+            _check_overhead(self.piece_overhead_s)
         if not isinstance(self.first_piece_clause, bool):
             raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
         _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
         _check_int("ramp_words", self.ramp_words, 0)
+
+    def speech_model(self) -> SpeechModel:
+        """The speech model of the server this policy was sized for (it must know the server's rtf)."""
+        if self.rtf is None:
+            raise SegmentPolicyError("no speech model without the server's rtf")
+        return SpeechModel(self.rtf, overhead_s=_overhead(self.piece_overhead_s))
 
 
 @dataclass(frozen=True)
@@ -97,12 +118,31 @@ class SpeechModel:
 
     def __post_init__(self) -> None:
         _check_rtf(self.rtf)
+        _check_overhead(self.overhead_s)
 
     def audio_s(self, words: float) -> float:
         return words / self.words_per_s
 
     def synth_s(self, words: float) -> float:
         return self.overhead_s + self.rtf * words / self.words_per_s
+
+    def sustaining_words(self) -> float:
+        """Fewest words a piece after the first needs: its audio outlasts its own synthesis by
+        ``SUSTAIN_FIXED_COSTS - 1`` more fixed costs, so it also pays for the next cut. Shorter pieces eat
+        into the audio queued ahead. ``inf`` on a server slower than real time."""
+        if self.rtf >= 1:
+            return math.inf
+        return SUSTAIN_FIXED_COSTS * self.overhead_s * self.words_per_s / (1 - self.rtf)
+
+    def fewest_sustaining_words(self) -> int:
+        """:meth:`sustaining_words` as a piece's word count, at least 1 and at most ``MAX_RAMP_WORDS``."""
+        words = self.sustaining_words()
+        return MAX_RAMP_WORDS if words >= MAX_RAMP_WORDS else max(1, math.ceil(words))
+
+    def next_piece_words(self) -> int:
+        """The typical piece after the first: ``NEXT_PIECE_WORDS``, or more where pieces that short would
+        not sustain themselves."""
+        return max(NEXT_PIECE_WORDS, self.fewest_sustaining_words())
 
     def cut_stalls(self, words: int, next_words: int, lead_s: float = 0.0) -> bool:
         """Would ending a piece of ``words`` here starve the listener before ``next_words`` are ready?
@@ -112,32 +152,39 @@ class SpeechModel:
         return lead_s + self.audio_s(words) < self.synth_s(next_words)
 
 
-def first_piece_words(rtf: float) -> int:
+def _overhead(piece_overhead_s: float | None) -> float:
+    return PIECE_OVERHEAD_S if piece_overhead_s is None else piece_overhead_s
+
+
+def first_piece_words(rtf: float, piece_overhead_s: float | None = None) -> int:
     """Fewest first-piece words whose cut does not stall the ramp's next piece, within ``ADAPTIVE_FIRST_WORDS``."""
-    model = SpeechModel(rtf)
+    model = SpeechModel(rtf, overhead_s=_overhead(piece_overhead_s))
     low, high = ADAPTIVE_FIRST_WORDS
-    return next((n for n in range(low, high) if not model.cut_stalls(n, NEXT_PIECE_WORDS)), high)
+    return next((n for n in range(low, high) if not model.cut_stalls(n, model.next_piece_words())), high)
 
 
-def ramp_words(rtf: float) -> int:
+def ramp_words(rtf: float, piece_overhead_s: float | None = None) -> int:
     """Words after which the audio queued ahead covers a long sentence's synthesis: where the ramp ends.
 
     Synthesis is serial and faster than the LLM, so after ``W`` words the lead is about ``(1 - rtf)`` of
     their audio; the ramp ends at the first ``W`` whose lead no long sentence's cut would outrun, at most
     ``MAX_RAMP_WORDS`` (an rtf of 1 or more never gets there).
     """
-    model = SpeechModel(rtf)
+    model = SpeechModel(rtf, overhead_s=_overhead(piece_overhead_s))
     if rtf >= 1:
         return MAX_RAMP_WORDS
     needed = model.synth_s(LONG_SENTENCE_WORDS) / ((1 - rtf) / model.words_per_s)
     return min(math.ceil(needed), MAX_RAMP_WORDS)
 
 
-def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy()) -> SegmentPolicy:
-    """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf``.
+def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy(),
+                    piece_overhead_s: float | None = None) -> SegmentPolicy:
+    """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf`` and
+    cost per piece ``piece_overhead_s`` (None: ``PIECE_OVERHEAD_S``).
 
     ``None`` (a server that advertises no rtf) keeps ``base`` as it is.
     """
     if rtf is None:
         return base
-    return replace(base, first_piece_min_words=first_piece_words(rtf), ramp_words=ramp_words(rtf), rtf=rtf)
+    return replace(base, first_piece_min_words=first_piece_words(rtf, piece_overhead_s),
+                   ramp_words=ramp_words(rtf, piece_overhead_s), rtf=rtf, piece_overhead_s=piece_overhead_s)

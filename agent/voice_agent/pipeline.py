@@ -99,7 +99,7 @@ async def speak_answer(
         try:
             async for delta in deltas:
                 if not adapted and session.ready:
-                    segmenter.adapt_to(session.rtf)
+                    segmenter.adapt_to(session.rtf, session.piece_overhead_s)
                     adapted = True
                 answer.text += delta
                 queue.put_nowait(TextDelta(delta))

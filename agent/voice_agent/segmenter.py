@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, SpeechModel, adaptive_policy
+from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, adaptive_policy
 from .speakable import is_fence, speakable
 
 __all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter", "natural_cut_after"]
@@ -92,14 +92,15 @@ class Segmenter:
     def policy(self) -> SegmentPolicy:
         return self._policy
 
-    def adapt_to(self, rtf: float | None) -> None:
-        """Size the clause cuts for a server of real-time factor ``rtf`` (see :func:`adaptive_policy`).
+    def adapt_to(self, rtf: float | None, piece_overhead_s: float | None = None) -> None:
+        """Size the clause cuts for a server of real-time factor ``rtf`` and cost per piece
+        ``piece_overhead_s``, both from its Ready (see :func:`adaptive_policy`).
 
         ``None`` (the server advertised none) keeps the policy. Meant for the moment the speech session's
         Ready arrives, usually before the first delta; called later, it applies from the next undecided
-        boundary on. A malformed ``rtf`` raises :class:`SegmentPolicyError` and leaves the policy as it was.
+        boundary on. A malformed value raises :class:`SegmentPolicyError` and leaves the policy as it was.
         """
-        self._policy = adaptive_policy(rtf, self._policy)
+        self._policy = adaptive_policy(rtf, self._policy, piece_overhead_s)
 
     def feed(self, delta: str) -> list[str]:
         """Pieces completed by this delta, already made speakable (possibly none)."""
@@ -226,7 +227,7 @@ class Segmenter:
                 if _SOON_BOUNDARY.search(after):
                     continue
             else:  # a short piece, taken only if the speech model says the next one is ready in time
-                following = _words_to_natural_end([w.group() for w in words[i:]], final)
+                following = _words_to_natural_end([w.group() for w in words[i:]], final, self._next_piece_floor())
                 if following is None:
                     return None  # the next piece's end is not written yet: decide once it is
                 if not self._cut_wanted(i, following):
@@ -294,7 +295,8 @@ class Segmenter:
         words = list(_WORD.finditer(window))
         if words and not final and words[-1].end() == len(buf) - end:
             words.pop()  # this word may still grow ("day" -> "day,")
-        following = _words_to_natural_end([w.group() for w in words], final or len(buf) - end > len(window))
+        following = _words_to_natural_end([w.group() for w in words], final or len(buf) - end > len(window),
+                                          self._next_piece_floor())
         if following is None:
             return None
         return self._cut_wanted(self._words, following)
@@ -305,11 +307,19 @@ class Segmenter:
         The first piece ends at the earliest such cut whose next piece is ready before it has played:
         that is what brings speech forward. A later piece ends there only when running on to the next
         cut would outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy
-        a stall that would otherwise happen.
+        a stall that would otherwise happen, and hold enough words to pay for the next cut
+        (:meth:`SpeechModel.sustaining_words`): a piece that merely breaks even leaves nothing for the
+        next cut's fixed cost, and the stall comes one piece later (088-piece-overhead.md).
         """
+        model = self._policy.speech_model()
         if not self._spoken_any:
-            return not SpeechModel(self._policy.rtf).cut_stalls(words, following)
-        return self._lead_s(words + following) < 0
+            return not model.cut_stalls(words, following)
+        return words >= model.sustaining_words() and self._lead_s(words + following) < 0
+
+    def _next_piece_floor(self) -> int:
+        """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains
+        itself (:meth:`SpeechModel.fewest_sustaining_words`). Later cuts look at the very next natural end."""
+        return 1 if self._spoken_any else self._policy.speech_model().fewest_sustaining_words()
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):
@@ -322,7 +332,7 @@ class Segmenter:
             if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
                 words = sum(1 for _ in _WORD.finditer(raw))
                 if self._policy.rtf is not None:  # the first piece's synthesis is the wait before playback
-                    model = SpeechModel(self._policy.rtf)
+                    model = self._policy.speech_model()
                     self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)
                 self._emitted_words += words
 
@@ -335,14 +345,14 @@ class Segmenter:
         """
         if not self._spoken_any:
             return 0.0
-        return self._slack_s - SpeechModel(self._policy.rtf).synth_s(words)
+        return self._slack_s - self._policy.speech_model().synth_s(words)
 
 
-def _words_to_natural_end(words: list[str], final: bool) -> int | None:
-    """How many of ``words`` a piece starting at the first would hold up to its first natural cut; None
-    while that cut is not written yet (all of them at the end of the answer)."""
+def _words_to_natural_end(words: list[str], final: bool, at_least: int = 1) -> int | None:
+    """How many of ``words`` a piece starting at the first would hold up to its first natural cut after
+    at least ``at_least`` words; None while that cut is not written yet (all of them at the end of the answer)."""
     for k, word in enumerate(words):
-        if natural_cut_after(word, words[k + 1] if k + 1 < len(words) else ""):
+        if k + 1 >= at_least and natural_cut_after(word, words[k + 1] if k + 1 < len(words) else ""):
             return k + 1  # a clause or sentence end needs no next word to be known
     return len(words) if final else None
 

@@ -20,7 +20,7 @@ from kokoro_server.admission import Admission, SpeedMeter
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
+from kokoro_server.engine.synthesizer import Chunk, Pace, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
@@ -41,7 +41,7 @@ class SpeechRuntime:
         self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
-        self.rtf: float | None = None  # measured at warm-up; advertised in each session's Ready
+        self.pace: Pace | None = None  # measured at warm-up; advertised in each session's Ready
         self.speed = SpeedMeter()  # the running rtf, from every render: admission's capacity
         self.admission = Admission(settings.workers, self.speed, settings.max_sessions)
         self._ready = asyncio.Event()
@@ -57,10 +57,10 @@ class SpeechRuntime:
             load_backend(s.engine, self.assets, s.device, s.threads), Phonemizer(), VoiceBank(self.assets),
             default_voice=s.voice, trim=s.trim,
         )
-        self.rtf = round(max(synthesizer.warm_up(s.warm_up_text), s.simulate_rtf), 3)
-        self.speed.baseline = self.rtf
-        log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f)", s.engine, s.device,
-                 time.perf_counter() - start, self.rtf)
+        self.pace = synthesizer.warm_up(s.warm_up_text, simulate_rtf=s.simulate_rtf)
+        self.speed.baseline = self.pace.rtf
+        log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
+                 s.engine, s.device, time.perf_counter() - start, self.pace.rtf, self.pace.piece_overhead_s)
         return synthesizer
 
     async def load(self) -> None:

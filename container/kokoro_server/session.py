@@ -87,7 +87,9 @@ class Session:
     async def run(self) -> None:
         await self.ws.accept()
         voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
-        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices), rtf=self.runtime.rtf))
+        pace = self.runtime.pace
+        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices), rtf=pace.rtf if pace else None,
+                              piece_overhead_s=pace.piece_overhead_s if pace else None))
         speaker = asyncio.create_task(self._speak_all())
         try:
             await self._read_all(speaker)

@@ -22,7 +22,8 @@ Client to server: every frame (TEXT or BINARY alike: the SageMaker SDK sends BIN
 
 Example session (``>`` client, ``<`` server)::
 
-    < {"type": "ready", "session": "5f0c", "sample_rate": 24000, "voices": 28, "rtf": 0.35}
+    < {"type": "ready", "session": "5f0c", "sample_rate": 24000, "voices": 28, "rtf": 0.35,
+       "piece_overhead_s": 0.2}
     > {"type": "synthesize", "id": "s1", "text": "Hello there."}
     > {"type": "synthesize", "id": "s2", "text": "How can I help"}
     < {"type": "start", "id": "s1", "sample_rate": 24000}
@@ -236,12 +237,16 @@ def encode_client_message(msg: ClientMessage) -> str:
 @dataclass(frozen=True)
 class Ready:
     """Opens every session. ``rtf``: the server's measured real-time factor (synthesis seconds per
-    second of audio), so a client can size its first piece to keep playback from starving."""
+    second of audio, on a sentence), so a client can size its first piece to keep playback from starving.
+    ``piece_overhead_s``: what one more utterance costs on top of that, measured on a short one: an
+    utterance of ``a`` audio seconds is ready about ``piece_overhead_s + rtf * a`` seconds after it is
+    sent. It weighs on short pieces (the engine also synthesizes the silence it trims from each edge)."""
 
     session: str
     sample_rate: int = SAMPLE_RATE
     voices: int = 0
     rtf: float | None = None
+    piece_overhead_s: float | None = None
     type: str = "ready"
 
 

@@ -84,6 +84,7 @@ class TtsSession:
         self._early: list[SessionEvent] = []  # events that came with Ready, yielded first
         self.sample_rate: int | None = None
         self.rtf: float | None = None  # the server's advertised real-time factor, once Ready has arrived
+        self.piece_overhead_s: float | None = None  # and its cost per utterance beyond rtf (Ready)
 
     @property
     def ready(self) -> bool:
@@ -134,6 +135,7 @@ class TtsSession:
             self._ready = True
             self.sample_rate = event.sample_rate
             self.rtf = usable_rtf(event.rtf)
+            self.piece_overhead_s = usable_overhead(event.piece_overhead_s)
         elif isinstance(event, Error):
             raise TtsServerError(f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id)
         else:
@@ -244,4 +246,18 @@ def usable_rtf(rtf: object) -> float | None:
     return float(rtf)
 
 
-__all__ = ["SessionEvent", "TtsError", "TtsSession", "usable_rtf"]
+# A per-utterance cost past this is not a measurement a client should size pieces by (the 2-core CPU
+# measured about 0.5 s, a GPU about 0.1 s).
+MAX_PIECE_OVERHEAD_S = 10.0
+
+
+def usable_overhead(overhead_s: object) -> float | None:
+    """Ready.piece_overhead_s if it is a finite number in [0, MAX_PIECE_OVERHEAD_S], else None (the
+    client's own default): a sizing hint, like ``rtf``, never a reason to refuse a server."""
+    if (isinstance(overhead_s, bool) or not isinstance(overhead_s, (int, float)) or not math.isfinite(overhead_s)
+            or not 0 <= overhead_s <= MAX_PIECE_OVERHEAD_S):
+        return None
+    return float(overhead_s)
+
+
+__all__ = ["SessionEvent", "TtsError", "TtsSession", "usable_overhead", "usable_rtf"]

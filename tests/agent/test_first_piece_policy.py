@@ -59,10 +59,11 @@ def test_the_policy_changes_only_the_clause_cuts_and_cuts_there() -> None:
     assert fast.max_chars == slow.max_chars == 200 and fast.first_piece_clause
     assert fast.first_piece_min_words < slow.first_piece_min_words
     assert fast.ramp_words < slow.ramp_words
-    # Both end at the earliest natural cut (before "from") whose next piece, "from the records," (3 words),
-    # the speech model says is synthesized before the first piece has played: at rtf 2 too, 7 words of
-    # audio (1.9 s) outlast 3 words of synthesis (1.7 s).
-    assert first_piece(fast) == first_piece(slow) == "Well, as far as I can tell"
+    # The fast one ends at the earliest natural cut (before "from") whose next piece, "from the records,"
+    # (3 words), the speech model says is synthesized before the first piece has played. A server slower
+    # than real time sustains no short piece after it, so its first piece runs on to the clause minimum.
+    assert first_piece(fast) == "Well, as far as I can tell"
+    assert first_piece(slow) == "Well, as far as I can tell from the records, the museum opens at nine"
 
 
 def test_a_server_without_an_rtf_keeps_the_base_policy() -> None:
@@ -223,6 +224,37 @@ def test_a_malformed_rtf_leaves_the_segmenter_as_it_was(rtf) -> None:
     with pytest.raises(SegmentPolicyError, match="rtf"):
         segmenter.adapt_to(rtf)
     assert segmenter.policy == SegmentPolicy()
+
+
+def test_the_servers_cost_per_piece_lengthens_the_first_piece_and_the_ramp() -> None:
+    cheap, costly = adaptive_policy(0.44), adaptive_policy(0.44, piece_overhead_s=0.5)
+    assert costly.piece_overhead_s == 0.5 and costly.speech_model().overhead_s == 0.5
+    assert cheap.speech_model().overhead_s == PIECE_OVERHEAD_S  # a server that advertises none
+    assert costly.first_piece_min_words > cheap.first_piece_min_words
+    assert costly.ramp_words > cheap.ramp_words
+    model = costly.speech_model()
+    assert not model.cut_stalls(costly.first_piece_min_words, NEXT_PIECE_WORDS)
+    assert model.cut_stalls(costly.first_piece_min_words - 1, NEXT_PIECE_WORDS)
+
+
+def test_a_segmenter_adapts_to_the_servers_cost_per_piece() -> None:
+    segmenter = Segmenter()
+    segmenter.adapt_to(0.44, 0.5)
+    assert segmenter.policy == adaptive_policy(0.44, piece_overhead_s=0.5)
+    assert segmenter.feed(TYPICAL)[0] != "Yes, of course,"  # the next piece would not be ready in time
+
+
+@pytest.mark.parametrize("overhead", [-0.01, math.nan, math.inf, 10.5, True, "0.2", [0.2]])
+def test_a_malformed_piece_overhead_is_refused_with_a_typed_error(overhead) -> None:
+    segmenter = Segmenter()
+    with pytest.raises(SegmentPolicyError, match="piece_overhead_s must be a number from 0 to 10"):
+        segmenter.adapt_to(0.44, overhead)
+    assert segmenter.policy == SegmentPolicy()
+
+
+def test_a_policy_without_an_rtf_has_no_speech_model() -> None:
+    with pytest.raises(SegmentPolicyError, match="without the server's rtf"):
+        SegmentPolicy().speech_model()
 
 
 def test_a_server_without_an_rtf_leaves_the_segmenter_as_it_was() -> None:

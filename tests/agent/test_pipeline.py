@@ -146,13 +146,15 @@ DEFAULT_CUTS = ["Yes, of course, the museum is open every day,",
                 "There are a few things to keep in mind before you go."]
 
 
-def recording_server(rtf: object, heard: list[str], greeted: asyncio.Event | None = None):
-    """A server that advertises ``rtf`` in its Ready (after ``greeted``, if given) and speaks every piece."""
+def recording_server(rtf: object, heard: list[str], greeted: asyncio.Event | None = None,
+                     piece_overhead_s: object = None):
+    """A server that advertises ``rtf`` (and ``piece_overhead_s``) in its Ready (after ``greeted``, if
+    given) and speaks every piece."""
 
     async def script(peer: Peer) -> None:
         if greeted is not None:
             await asyncio.wait_for(greeted.wait(), 5)
-        await peer.send(Ready(session="scripted", rtf=rtf))  # type: ignore[arg-type]
+        await peer.send(Ready(session="scripted", rtf=rtf, piece_overhead_s=piece_overhead_s))  # type: ignore[arg-type]
         while isinstance(message := await peer.next_message(), Synthesize):
             heard.append(message.text)
             await peer.speak(message, chunks=1)
@@ -208,6 +210,28 @@ async def test_without_a_usable_rtf_the_fixed_default_policy_speaks_the_answer(r
         events = await spoken_pieces(url, session, answer_after_ready(session))
     assert session.ready and session.rtf is None
     assert isinstance(events[-1], Summary) and heard == DEFAULT_CUTS
+
+
+async def test_a_server_that_costs_more_per_piece_gets_fewer_longer_pieces() -> None:
+    """The same rtf with the 2-core CPU's measured cost per piece (0.5 s): "Yes, of course," would end
+    before the next piece is ready, so the first piece runs on to a later clause."""
+    heard: list[str] = []
+    async with recording_server(0.44, heard, piece_overhead_s=0.5) as url:
+        session = session_at(url)
+        await spoken_pieces(url, session, answer_after_ready(session))
+    assert session.piece_overhead_s == 0.5
+    assert " ".join(heard) == ANSWER
+    assert len(heard[0].split()) > len(RAMPED[0].split()) and len(heard) < len(RAMPED)
+
+
+@pytest.mark.parametrize("overhead", [-0.1, float("nan"), float("inf"), 11.0, "slow", True, [0.2]])
+async def test_a_malformed_piece_overhead_is_ignored_and_the_rtf_still_sizes_the_pieces(overhead: object) -> None:
+    heard: list[str] = []
+    async with recording_server(0.44, heard, piece_overhead_s=overhead) as url:
+        session = session_at(url)
+        await spoken_pieces(url, session, answer_after_ready(session))
+    assert session.rtf == 0.44 and session.piece_overhead_s is None
+    assert heard == RAMPED
 
 
 async def test_a_pipeline_told_not_to_adapt_keeps_its_segmenters_policy() -> None:

@@ -9,7 +9,7 @@ from kokoro_server import assets as model_assets
 from kokoro_server.audio import first_audible_sample, to_pcm16, trim_silence
 from kokoro_server.engine.backend import MAX_PHONEMES, load_backend
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
-from kokoro_server.engine.synthesizer import NothingToSay, Synthesizer
+from kokoro_server.engine.synthesizer import NothingToSay, Pace, Synthesizer, Timing
 from kokoro_server.engine.voices import UnknownVoice, VoiceBank
 
 
@@ -86,6 +86,25 @@ def test_untrimmed_output_has_the_lead_in(assets):
     raw = Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
                       default_voice="af_heart", trim=False)
     assert first_audible_sample(raw.speak("Good morning.")) >= 0.15 * 24000
+
+
+def test_warm_up_measures_the_pace_on_the_real_weights(synth):
+    pace = synth.warm_up(rounds=1)
+    assert pace.rtf > 0 and pace.piece_overhead_s >= 0
+
+
+@pytest.mark.parametrize(("short", "sentence", "simulate", "expected"), [
+    # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
+    (Timing(0.9, 1.0), Timing(1.6, 4.0), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
+    # a short piece cheaper than its share never gives a negative cost
+    (Timing(0.2, 1.0), Timing(1.6, 4.0), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
+    # slowed to rtf 0.8: the sentence holds its worker 3.2 s, the short piece still its own 0.9 s
+    (Timing(0.9, 1.0), Timing(1.6, 4.0), 0.8, Pace(rtf=0.8, piece_overhead_s=0.1)),
+    # slowed past both: each takes exactly the simulated rtf, so nothing is left over per piece
+    (Timing(0.9, 1.0), Timing(1.6, 4.0), 2.0, Pace(rtf=2.0, piece_overhead_s=0.0)),
+])
+def test_the_pace_is_the_sentences_rtf_and_what_a_short_piece_cost_beyond_it(short, sentence, simulate, expected):
+    assert Pace.measured(short, sentence, simulate) == expected
 
 
 def test_nothing_to_say(synth):

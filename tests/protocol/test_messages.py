@@ -74,7 +74,7 @@ def test_error_keeps_the_utterance_id():
 
 
 EVENTS = [
-    Ready("abc", voices=28),
+    Ready("abc", voices=28, rtf=0.41, piece_overhead_s=0.23),
     Start("s1"),
     Audio("s1", 0, bytes(range(256)) * 9),
     Audio("s1", 1, b"\n\n{\"type\": \"end\"}\n"),  # PCM that looks like protocol text

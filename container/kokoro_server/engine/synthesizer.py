@@ -24,6 +24,37 @@ from speech_protocol.messages import SAMPLE_RATE
 # on "Ready." alone it read 0.66 against 0.44 on sentences (bench, 2-core CPU).
 WARM_UP_TEXT = "Thanks for asking, the museum is open every day from nine until five."
 
+# The short piece timed beside the warm-up text ("Thanks for asking,"): the length of an eager first piece.
+SHORT_PIECE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Timing:
+    synth_s: float
+    audio_s: float
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast this server speaks: an utterance of ``a`` audio seconds takes ``piece_overhead_s + rtf * a``.
+
+    ``rtf`` is measured on a sentence (what clients and admission have always used), ``piece_overhead_s``
+    on a short piece, as what it took beyond ``rtf`` times its audio. The model synthesizes the silence
+    it trims from each edge of every utterance (about 0.7 s of audio at Kokoro's padding), which is
+    why a 3-word piece costs far more than its share (docs/decisions/088-piece-overhead.md).
+    """
+
+    rtf: float
+    piece_overhead_s: float
+
+    @classmethod
+    def measured(cls, short: Timing, sentence: Timing, simulate_rtf: float = 0.0) -> Pace:
+        """From two timings; ``simulate_rtf``: each took at least that many seconds per audio second, as
+        a server slowed on purpose holds its worker (benchmarks)."""
+        short_s = max(short.synth_s, simulate_rtf * short.audio_s)
+        rtf = max(sentence.synth_s, simulate_rtf * sentence.audio_s) / sentence.audio_s
+        return cls(rtf=round(rtf, 3), piece_overhead_s=round(max(0.0, short_s - rtf * short.audio_s), 3))
+
 
 class NothingToSay(ValueError):
     """The text holds nothing speakable (only symbols or whitespace after G2P)."""
@@ -87,12 +118,18 @@ class Synthesizer:
         parts = [self.render(c).audio for c in self.plan(text, voice, speed)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
-    def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3) -> float:
-        """Run the model a few times (first calls are up to 2x slower); returns the last round's
-        real-time factor (synthesis seconds per audio second), which clients use to pace themselves."""
-        rtf = 0.0
+    def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3, simulate_rtf: float = 0.0) -> Pace:
+        """Run the model a few times (first calls are up to 2x slower) and time the last round, on the
+        text and on its first few words: the speed clients pace themselves by (:class:`Pace`).
+        ``simulate_rtf``: the pace of a server slowed on purpose to at least that rtf (benchmarks)."""
+        short = " ".join(text.split()[:SHORT_PIECE_WORDS])
+        timings: tuple[Timing, Timing] | None = None
         for _ in range(rounds):
-            start = time.perf_counter()
-            audio = self.speak(text)
-            rtf = (time.perf_counter() - start) / max(len(audio) / SAMPLE_RATE, 1e-3)
-        return rtf
+            timings = (self._timed(short), self._timed(text))
+        assert timings is not None, "rounds must be >= 1"
+        return Pace.measured(short=timings[0], sentence=timings[1], simulate_rtf=simulate_rtf)
+
+    def _timed(self, text: str) -> Timing:
+        start = time.perf_counter()
+        audio = self.speak(text)
+        return Timing(time.perf_counter() - start, max(len(audio) / SAMPLE_RATE, 1e-3))

@@ -6,7 +6,9 @@ Typed-in figures drift from the runs they claim to report. This renders the mark
 
 A GPU run, if one was made, is its own file (``bench/results/gpu/bench.json``: the main run is the CPU
 machine's): its concurrency ladder is shown apart, and it fills the GPU instance's cost row, labelled
-with the GPU it ran on (docs/decisions/087-gpu-capacity-from-another-card.md).
+with the GPU it ran on (docs/decisions/087-gpu-capacity-from-another-card.md). The computed policy sweep
+(``bench/results/policy_sweep.json``) and the runs on a slowed server (``bench/results/simulated/``) close
+the page.
 """
 
 from __future__ import annotations

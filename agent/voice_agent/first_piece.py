@@ -39,10 +39,10 @@ SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
 LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
 MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
-# A piece after the first must play for its synthesis plus one more fixed cost. At 1 (break even) the
-# computed sweep stalled up to 1.9 s at rtf 0.5-0.8 with a CPU's cost per piece; at 2 it stalled only at
-# 0.7-0.8, by at most 0.5 s (088-piece-overhead.md).
-SUSTAIN_FIXED_COSTS = 2
+# A piece after the first must play for its synthesis plus half a fixed cost more. At 1 (break even) the
+# computed sweep stalled in 4 of 14 cells, up to 1.5 s; at 1.5 in 2 cells (0.48 s, 0.18 s) with first
+# audio within 1.3x of the natural-cut bound; at 2 also in 2 cells, but up to 2.1x the bound (088-piece-overhead.md).
+SUSTAIN_FIXED_COSTS = 1.5
 
 
 class SegmentPolicyError(ValueError):
@@ -128,8 +128,8 @@ class SpeechModel:
 
     def sustaining_words(self) -> float:
         """Fewest words a piece after the first needs: its audio outlasts its own synthesis by
-        ``SUSTAIN_FIXED_COSTS - 1`` more fixed costs, so it also pays for the next cut. Shorter pieces eat
-        into the audio queued ahead. ``inf`` on a server slower than real time."""
+        ``SUSTAIN_FIXED_COSTS - 1`` more fixed costs, towards the next cut's. Shorter pieces eat into the
+        audio queued ahead. ``inf`` on a server slower than real time."""
         if self.rtf >= 1:
             return math.inf
         return SUSTAIN_FIXED_COSTS * self.overhead_s * self.words_per_s / (1 - self.rtf)

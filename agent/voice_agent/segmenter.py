@@ -307,7 +307,7 @@ class Segmenter:
         The first piece ends at the earliest such cut whose next piece is ready before it has played:
         that is what brings speech forward. A later piece ends there only when running on to the next
         cut would outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy
-        a stall that would otherwise happen, and hold enough words to pay for the next cut
+        a stall that would otherwise happen, and hold enough words to pay towards the next cut
         (:meth:`SpeechModel.sustaining_words`): a piece that merely breaks even leaves nothing for the
         next cut's fixed cost, and the stall comes one piece later (088-piece-overhead.md).
         """

@@ -42,7 +42,7 @@ def serve(
     max_sessions: Annotated[Optional[int], typer.Option(
         envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor.")] = None,
     simulate_rtf: Annotated[float, typer.Option(
-        envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this rtf (0 = off).")] = 0.0,
+        envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this many seconds per second of audio synthesized, trimmed edge silence included (0 = off).")] = 0.0,
     send_timeout: Annotated[float, typer.Option(
         envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds.")] = 20.0,
     header_timeout: Annotated[float, typer.Option(envvar="KOKORO_HEADER_TIMEOUT",

@@ -96,8 +96,10 @@ class SpeechRuntime:
             start = time.perf_counter()
             rendered = synth.render(chunk)
             audio_s = len(rendered.audio) / SAMPLE_RATE
-            slower = self.settings.simulate_rtf * audio_s - (time.perf_counter() - start)
-            if slower > 0:  # --simulate-rtf: hold the worker as a slower engine would
+            # --simulate-rtf: hold the worker as a slower engine would, over all it synthesized (a slower
+            # engine is slower on the edge silence it trims too: docs/decisions/088-piece-overhead.md)
+            slower = self.settings.simulate_rtf * rendered.synthesized_s - (time.perf_counter() - start)
+            if slower > 0:
                 time.sleep(slower)
             self.speed.observe(time.perf_counter() - start, audio_s)
             return rendered

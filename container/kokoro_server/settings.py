@@ -22,8 +22,8 @@ class ServerSettings:
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
     max_sessions: int | None = None  # listeners at once; None = measured (kokoro_server.admission)
-    # Synthesis takes at least this many seconds per audio second (0 = off): benchmarks only, to measure
-    # the agent's policy across real-time factors on one machine.
+    # Synthesis takes at least this many seconds per second of audio synthesized, the edge silence it trims
+    # included (0 = off): benchmarks only, to measure the agent's policy across real-time factors on one machine.
     simulate_rtf: float = 0.0
     # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
     send_timeout_s: float = 20.0

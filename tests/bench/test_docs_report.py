@@ -58,3 +58,15 @@ def test_soak_figures_need_their_marker_lines() -> None:
 
     with pytest.raises(ValueError, match="marker"):
         updated("# no markers\n", "figures\n", "page.md")
+
+
+def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> None:
+    from bench.simulated_report import load_runs, markdown
+
+    runs = load_runs()
+    assert runs, "bench/results/simulated/ holds no run: run the --simulate-rtf command in docs/benchmark.md"
+    slowed = [run["meta"]["simulate_rtf"] for run in runs]
+    assert slowed == sorted(slowed) and all(slowed)
+    rows = [line for line in markdown(runs) if line.startswith("| ") and not line.startswith("| slowed")]
+    assert len(rows) == sum(len(run["lower_bounds"]) for run in runs)
+    assert markdown([]) == []

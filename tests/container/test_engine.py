@@ -91,17 +91,20 @@ def test_untrimmed_output_has_the_lead_in(assets):
 def test_warm_up_measures_the_pace_on_the_real_weights(synth):
     pace = synth.warm_up(rounds=1)
     assert pace.rtf > 0 and pace.piece_overhead_s >= 0
+    with pytest.raises(ValueError, match="at least one round"):
+        synth.warm_up(rounds=0)
 
 
 @pytest.mark.parametrize(("short", "sentence", "simulate", "expected"), [
     # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
-    (Timing(0.9, 1.0), Timing(1.6, 4.0), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
+    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
     # a short piece cheaper than its share never gives a negative cost
-    (Timing(0.2, 1.0), Timing(1.6, 4.0), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
-    # slowed to rtf 0.8: the sentence holds its worker 3.2 s, the short piece still its own 0.9 s
-    (Timing(0.9, 1.0), Timing(1.6, 4.0), 0.8, Pace(rtf=0.8, piece_overhead_s=0.1)),
-    # slowed past both: each takes exactly the simulated rtf, so nothing is left over per piece
-    (Timing(0.9, 1.0), Timing(1.6, 4.0), 2.0, Pace(rtf=2.0, piece_overhead_s=0.0)),
+    (Timing(0.2, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
+    # slowed to 0.5 s per second synthesized: the sentence holds its worker 2.3 s for 4 s heard, the short
+    # piece still its own 0.9 s (more than 0.5 x 1.6)
+    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.5, Pace(rtf=0.575, piece_overhead_s=0.325)),
+    # slowed past both: the cost per piece is the edge silence at the slowed speed
+    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 2.0, Pace(rtf=2.3, piece_overhead_s=0.9)),
 ])
 def test_the_pace_is_the_sentences_rtf_and_what_a_short_piece_cost_beyond_it(short, sentence, simulate, expected):
     assert Pace.measured(short, sentence, simulate) == expected

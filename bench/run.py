@@ -56,16 +56,16 @@ def sentences(text: str) -> list[str]:
     return segmenter.feed(text) + segmenter.flush()
 
 
-def with_openings(pieces: list[str], words: int = 3) -> list[str]:
-    """``pieces`` and, for each, its opening up to the first natural cut after ``words`` words: the cost
-    per piece only shows against short pieces, so the speech model is fitted on both lengths."""
-    openings = []
+def openings(pieces: list[str], words: int = 3) -> tuple[str, ...]:
+    """Each piece's opening up to the first natural cut after ``words`` words: the cost per piece only
+    shows against short pieces, so the speech model is fitted on both lengths."""
+    found = []
     for piece in pieces:
         split = piece.split()
         cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1], split[k])), None)
         if cut is not None:
-            openings.append(" ".join(split[:cut]))
-    return pieces + openings
+            found.append(" ".join(split[:cut]))
+    return tuple(found)
 
 
 async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tuple[BenchReport, dict[str, list[Trace]]]:
@@ -79,7 +79,8 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         meta["server_piece_overhead_advertised_s"] = ready.piece_overhead_s
         await check_voice(url, settings.voice)
         say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
-        overhead = await measure_overhead(url, with_openings(sentences(TEXTS[settings.overhead_text])), engine=settings.engine,
+        timed = sentences(TEXTS[settings.overhead_text])
+        overhead = await measure_overhead(url, timed, openings=openings(timed), engine=settings.engine,
                                           device=settings.device, voice=settings.voice)
         # What the agent picks from Ready:
         policy = adaptive_policy(usable_rtf(ready.rtf), piece_overhead_s=usable_overhead(ready.piece_overhead_s))

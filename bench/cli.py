@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -25,29 +25,37 @@ cli = typer.Typer(add_completion=False, help=__doc__)
 @cli.command()
 def bench(
     quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write every figure to this JSON file.")] = None,
-    plots: Annotated[Optional[Path], typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
-    tokens_per_s: Annotated[Optional[float], typer.Option(help="Scripted LLM speed (default 40).")] = None,
-    texts: Annotated[Optional[str], typer.Option(help="Comma-separated: short,typical,long.")] = None,
-    concurrency: Annotated[Optional[str], typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
-    sweep_words: Annotated[Optional[str], typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,
-    repeats: Annotated[Optional[int], typer.Option(help="Runs per text and strategy (medians).")] = None,
-    voice: Annotated[Optional[str], typer.Option(help="Kokoro voice (default af_heart).")] = None,
-    engine: Annotated[Optional[str], typer.Option(help="onnx or torch.")] = None,
-    device: Annotated[Optional[str], typer.Option(help="cpu or cuda.")] = None,
-    server_url: Annotated[Optional[str], typer.Option(help="Use this warm server instead of starting one.")] = None,
-    simulate_rtf: Annotated[Optional[float], typer.Option(
-        help="Start the server with synthesis slowed to this real-time factor (0 = off).")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure to this JSON file.")] = None,
+    plots: Annotated[Path | None, typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
+    tokens_per_s: Annotated[float | None, typer.Option(help="Scripted LLM speed (default 40).")] = None,
+    texts: Annotated[str | None, typer.Option(help="Comma-separated: short,typical,long.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
+    sweep_words: Annotated[str | None, typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,
+    repeats: Annotated[int | None, typer.Option(help="Runs per text and strategy (medians).")] = None,
+    voice: Annotated[str | None, typer.Option(help="Kokoro voice (default af_heart).")] = None,
+    engine: Annotated[str | None, typer.Option(help="onnx or torch.")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu or cuda.")] = None,
+    server_url: Annotated[str | None, typer.Option(help="Use this warm server instead of starting one.")] = None,
+    simulate_rtf: Annotated[
+        float | None, typer.Option(help="Start the server with synthesis slowed to this real-time factor (0 = off).")
+    ] = None,
 ) -> None:
     """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
     offline_environment()
     try:
         settings = with_options(
-            preset(quick), json_path=json_path, plots_dir=plots, tokens_per_s=tokens_per_s,
+            preset(quick),
+            json_path=json_path,
+            plots_dir=plots,
+            tokens_per_s=tokens_per_s,
             texts=None if texts is None else name_list("--texts", texts),
             concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
             sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
-            repeats=repeats, voice=voice, engine=engine, device=device, server_url=server_url,
+            repeats=repeats,
+            voice=voice,
+            engine=engine,
+            device=device,
+            server_url=server_url,
             simulate_rtf=simulate_rtf,
         )
         report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))

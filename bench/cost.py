@@ -88,15 +88,26 @@ def cost_rows(runs: Sequence[MeasuredRun], prices: dict) -> list[CostRow]:
         run = next((r for r in runs if (r.engine, r.device) == (item["engine"], item["device"])), None)
         cap = run and run.capacity
         if run is None or cap.sessions is None:
-            note = (f"not measured: needs a run of {item['engine']} on {item['device']}" if run is None else
-                    f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf} on {run.machine}")
+            note = (
+                f"not measured: needs a run of {item['engine']} on {item['device']}"
+                if run is None
+                else f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf} on {run.machine}"
+            )
             rows.append(CostRow(name, price, item["engine"], item["device"], False, None, None, None, note))
             continue
-        rows.append(CostRow(
-            name, price, run.engine, run.device, True, cap.sessions,
-            round(price / cap.sessions, 4), round(price / cap.throughput_x, 4) if cap.throughput_x else None,
-            f"capacity measured on {run.machine} at rtf {cap.rtf}, not on the instance itself "
-            f"({item.get('hardware', name)})"
-            + ("; the most sessions the run tried, so a lower bound" if run.at_ladder_top else ""),
-        ))
+        rows.append(
+            CostRow(
+                name,
+                price,
+                run.engine,
+                run.device,
+                True,
+                cap.sessions,
+                round(price / cap.sessions, 4),
+                round(price / cap.throughput_x, 4) if cap.throughput_x else None,
+                f"capacity measured on {run.machine} at rtf {cap.rtf}, not on the instance itself "
+                f"({item.get('hardware', name)})"
+                + ("; the most sessions the run tried, so a lower bound" if run.at_ladder_top else ""),
+            )
+        )
     return rows

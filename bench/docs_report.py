@@ -46,8 +46,12 @@ def _s(value, digits: int = 2, unit: str = "") -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows), ""]
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows),
+        "",
+    ]
 
 
 def capacity_of(data: dict) -> dict:
@@ -65,13 +69,24 @@ def updated_capacity(current: dict, data: dict) -> dict:
     if sessions is None:
         # A machine too slow for 1-s first audio at any load still has a load it serves without stalling;
         # scaling out past that protects listeners, while the default (4) would let them stall.
-        sessions = max((c["sessions"] for c in data.get("concurrency", []) if c["max_stall_s"] <= STALL_TOLERANCE_S),
-                       default=None)
+        sessions = max(
+            (c["sessions"] for c in data.get("concurrency", []) if c["max_stall_s"] <= STALL_TOLERANCE_S), default=None
+        )
         criterion = "zero stall (no load kept first audio p95 < 1 s)"
-    entry = None if sessions is None else {
-        "sessions": sessions, "criterion": criterion, "rtf": cap["rtf"], "device": m.get("device"),
-        "machine": m.get("machine"), "date": m.get("date"), "commit": m.get("commit"),
-        "source": "bench/results/bench.json"}
+    entry = (
+        None
+        if sessions is None
+        else {
+            "sessions": sessions,
+            "criterion": criterion,
+            "rtf": cap["rtf"],
+            "device": m.get("device"),
+            "machine": m.get("machine"),
+            "date": m.get("date"),
+            "commit": m.get("commit"),
+            "source": "bench/results/bench.json",
+        }
+    )
     return {**current, m["engine"]: entry}
 
 
@@ -87,49 +102,102 @@ def _measured(data: dict) -> MeasuredRun:
 
 
 def _ladder(concurrency: list[dict]) -> list[str]:
-    return _table(["sessions", "first byte p50 / p95", "max stall", "aggregate rtf", "throughput vs one"],
-                  [[c["sessions"], f"{_s(c['ttfa_p50_s'])} / {_s(c['ttfa_p95_s'])} s", _s(c["max_stall_s"], 2, " s"),
-                    _s(c["aggregate_rtf"], 3), _s(c["throughput_vs_one"])] for c in concurrency])
+    return _table(
+        ["sessions", "first byte p50 / p95", "max stall", "aggregate rtf", "throughput vs one"],
+        [
+            [
+                c["sessions"],
+                f"{_s(c['ttfa_p50_s'])} / {_s(c['ttfa_p95_s'])} s",
+                _s(c["max_stall_s"], 2, " s"),
+                _s(c["aggregate_rtf"], 3),
+                _s(c["throughput_vs_one"]),
+            ]
+            for c in concurrency
+        ],
+    )
 
 
 def _gpu_section(gpu: dict) -> list[str]:
     m, cap = gpu["meta"], capacity_of(gpu)
-    return [f"### GPU run: concurrent sessions (pipelined, rtf {m.get('rtf_measured')}; {m.get('engine')} on "
-            f"{m.get('device')}, {machine_label(m)})", "",
-            f"Run of {m.get('date')} (commit {m.get('commit')}); texts {', '.join(m.get('texts', {}))}; medians of "
-            f"{m.get('repeats')}; advertised rtf {m.get('server_rtf_advertised')}. Most concurrent sessions with zero "
-            f"stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**"
-            + (" (the largest level tried: the limit lies higher)" if _measured(gpu).at_ladder_top else "") + ".", "",
-            *_ladder(gpu.get("concurrency", []))]
+    return [
+        f"### GPU run: concurrent sessions (pipelined, rtf {m.get('rtf_measured')}; {m.get('engine')} on "
+        f"{m.get('device')}, {machine_label(m)})",
+        "",
+        f"Run of {m.get('date')} (commit {m.get('commit')}); texts {', '.join(m.get('texts', {}))}; medians of "
+        f"{m.get('repeats')}; advertised rtf {m.get('server_rtf_advertised')}. Most concurrent sessions with zero "
+        f"stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**"
+        + (" (the largest level tried: the limit lies higher)" if _measured(gpu).at_ladder_top else "")
+        + ".",
+        "",
+        *_ladder(gpu.get("concurrency", [])),
+    ]
 
 
 def render_markdown(data: dict, gpu: dict | None = None) -> str:
     m = data["meta"]
     rtf = m.get("rtf_measured")
-    out = [f"Run of {m.get('date')} (commit {m.get('commit')}): {m.get('machine')}; {m.get('engine')} on "
-           f"{m.get('device')}; LLM {m.get('tokens_per_s')} tokens/s; medians of {m.get('repeats')}; load average "
-           f"{m.get('load_average_start')} at the start. Real-time factor: advertised {m.get('server_rtf_advertised')}, "
-           f"measured on sentences **{rtf}**"
-           + (f" (synthesis slowed on purpose to {m['simulate_rtf']})" if m.get("simulate_rtf") else "") + ".", ""]
+    out = [
+        f"Run of {m.get('date')} (commit {m.get('commit')}): {m.get('machine')}; {m.get('engine')} on "
+        f"{m.get('device')}; LLM {m.get('tokens_per_s')} tokens/s; medians of {m.get('repeats')}; load average "
+        f"{m.get('load_average_start')} at the start. Real-time factor: advertised {m.get('server_rtf_advertised')}, "
+        f"measured on sentences **{rtf}**"
+        + (f" (synthesis slowed on purpose to {m['simulate_rtf']})" if m.get("simulate_rtf") else "")
+        + ".",
+        "",
+    ]
     out += ["### First audio per text and strategy (seconds from the request)", ""]
-    out += _table(["text", "strategy", "first byte", "audible", "last audio", "stall", "played to", "first piece"],
-                  [[r["text"], r["strategy"], _s(r["ttfa_s"]), _s(r["audible_s"]), _s(r["last_audio_s"]),
-                    _s(r["stall_s"]), _s(r["end_s"]), r["first_piece"][:48] if r["strategy"] == "pipelined" else ""]
-                   for r in data["results"]])
+    out += _table(
+        ["text", "strategy", "first byte", "audible", "last audio", "stall", "played to", "first piece"],
+        [
+            [
+                r["text"],
+                r["strategy"],
+                _s(r["ttfa_s"]),
+                _s(r["audible_s"]),
+                _s(r["last_audio_s"]),
+                _s(r["stall_s"]),
+                _s(r["end_s"]),
+                r["first_piece"][:48] if r["strategy"] == "pipelined" else "",
+            ]
+            for r in data["results"]
+        ],
+    )
     bounds = data.get("lower_bounds") or []
     if bounds:
         b0 = bounds[0]
-        out += [f"### Against the lower bound (rtf {b0['rtf']}, {b0['overhead_s']} s per piece, "
-                f"{b0['words_per_s']} words/s, fitted on this run)", ""]
-        out += ["Two bounds: the earliest zero-stall first audio of any cut at word boundaries, and of the cuts the "
-                "segmenter makes without breaking a phrase (clause and sentence ends, before a phrase-opening word).",
-                ""]
-        out += _table(["text", "bound: any word cut", "bound: natural cuts", "pipelined", "ratio (any)",
-                       "ratio (natural)", "first piece: any / natural / pipelined"],
-                      [[b["text"], _s(b["bound_audible_s"]), _s(b.get("natural_audible_s")),
-                        _s(b["pipelined_audible_s"]), _s(b["ratio"], 3), _s(b.get("natural_ratio"), 3),
-                        f'{b["bound_first_piece"]} / {b.get("natural_first_piece", "")} / {b["pipelined_first_piece"]}']
-                       for b in bounds])
+        out += [
+            f"### Against the lower bound (rtf {b0['rtf']}, {b0['overhead_s']} s per piece, "
+            f"{b0['words_per_s']} words/s, fitted on this run)",
+            "",
+        ]
+        out += [
+            "Two bounds: the earliest zero-stall first audio of any cut at word boundaries, and of the cuts the "
+            "segmenter makes without breaking a phrase (clause and sentence ends, before a phrase-opening word).",
+            "",
+        ]
+        out += _table(
+            [
+                "text",
+                "bound: any word cut",
+                "bound: natural cuts",
+                "pipelined",
+                "ratio (any)",
+                "ratio (natural)",
+                "first piece: any / natural / pipelined",
+            ],
+            [
+                [
+                    b["text"],
+                    _s(b["bound_audible_s"]),
+                    _s(b.get("natural_audible_s")),
+                    _s(b["pipelined_audible_s"]),
+                    _s(b["ratio"], 3),
+                    _s(b.get("natural_ratio"), 3),
+                    f"{b['bound_first_piece']} / {b.get('natural_first_piece', '')} / {b['pipelined_first_piece']}",
+                ]
+                for b in bounds
+            ],
+        )
     if data.get("concurrency"):
         out += [f"### Concurrent sessions (pipelined, rtf {rtf}; the server's listener limit lifted)", ""]
         out += _ladder(data["concurrency"])
@@ -137,22 +205,42 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
         out += _gpu_section(gpu)
     cap, prices = capacity_of(data), load_prices()
     if cap:
-        out += [f"### Capacity and cost (rtf {cap['rtf']})", "",
-                f"Most concurrent sessions with zero stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**.",
-                ""]
-        out += _table(["instance", "$/hour", "engine", "sessions", "$ per voice-hour", "$ per hour of speech", "note"],
-                      [[c.instance, f"{c.usd_per_hour:.3f}", f"{c.engine}/{c.device}", c.sessions or "-",
-                        _s(c.usd_per_voice_hour, 3), _s(c.usd_per_speech_hour, 3), c.note]
-                       for c in cost_rows([_measured(data), *([_measured(gpu)] if gpu else [])], prices)])
+        out += [
+            f"### Capacity and cost (rtf {cap['rtf']})",
+            "",
+            f"Most concurrent sessions with zero stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**.",
+            "",
+        ]
+        out += _table(
+            ["instance", "$/hour", "engine", "sessions", "$ per voice-hour", "$ per hour of speech", "note"],
+            [
+                [
+                    c.instance,
+                    f"{c.usd_per_hour:.3f}",
+                    f"{c.engine}/{c.device}",
+                    c.sessions or "-",
+                    _s(c.usd_per_voice_hour, 3),
+                    _s(c.usd_per_speech_hour, 3),
+                    c.note,
+                ]
+                for c in cost_rows([_measured(data), *([_measured(gpu)] if gpu else [])], prices)
+            ],
+        )
         out += [f"Prices: {prices['kind']}, {prices['region']}, {prices['date']}; source: {prices['source']}", ""]
     verdict = {True: "met", False: "not met", None: "not measured"}
     out += [f"### Targets (rtf {rtf})", ""]
-    out += _table(["target", "measured", "goal", ""],
-                  [[t["name"], _s(t["value"], 3), t["goal"], verdict[t["met"]]] for t in data["targets"]])
+    out += _table(
+        ["target", "measured", "goal", ""],
+        [[t["name"], _s(t["value"], 3), t["goal"], verdict[t["met"]]] for t in data["targets"]],
+    )
     if POLICY_SWEEP.is_file():
         rows = json.loads(POLICY_SWEEP.read_text(encoding="utf-8"))["rows"]
-        out += ["### The first-piece policy at rtf 0.2 to 0.8 (computed by `python -m bench policy`)", "",
-                *markdown(rows), ""]
+        out += [
+            "### The first-piece policy at rtf 0.2 to 0.8 (computed by `python -m bench policy`)",
+            "",
+            *markdown(rows),
+            "",
+        ]
     out += simulated_markdown(load_simulated_runs())
     return "\n".join(out).rstrip() + "\n"
 

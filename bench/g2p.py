@@ -19,8 +19,8 @@ from typing import Annotated
 import typer
 
 from kokoro_server.engine.phonemes import Phonemizer, UnreadableText
-from speech_protocol.messages import MAX_TEXT_CHARS
 from kokoro_server.settings import offline_environment
+from speech_protocol.messages import MAX_TEXT_CHARS
 
 # One repeating unit per class; a text of the class is the unit repeated to the wanted length.
 TOKEN_CLASSES = {
@@ -78,11 +78,15 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
                 break
         seconds, per_char = _ms_per_char(guarded, sample(name, after_chars))
         worst_before = worst(before)
-        classes[name] = {"before": before, "after": {"chars": after_chars, "s": round(seconds, 3),
-                                                     "ms_per_char": round(per_char, 3)}}
+        classes[name] = {
+            "before": before,
+            "after": {"chars": after_chars, "s": round(seconds, 3), "ms_per_char": round(per_char, 3)},
+        }
         failed = " (then misaki failed)" if "error" in before[-1] else ""
-        say(f"{name:18} before {worst_before.get('ms_per_char', 0.0):9.3f} ms/char at {worst_before['chars']:4} "
-            f"chars{failed}   after {per_char:7.3f} ms/char at {after_chars} chars ({seconds:.2f} s)")
+        say(
+            f"{name:18} before {worst_before.get('ms_per_char', 0.0):9.3f} ms/char at {worst_before['chars']:4} "
+            f"chars{failed}   after {per_char:7.3f} ms/char at {after_chars} chars ({seconds:.2f} s)"
+        )
     worst_before = max(classes, key=lambda c: worst(classes[c]["before"]).get("ms_per_char", 0.0))
     worst_after = max(classes, key=lambda c: classes[c]["after"]["ms_per_char"])
     return {
@@ -90,8 +94,12 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
         "worst_before": {"class": worst_before, **worst(classes[worst_before]["before"])},
         "worst_after": {"class": worst_after, **classes[worst_after]["after"]},
         # G2P is single-threaded: other load on the machine inflates every figure, so it is recorded.
-        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                    "load_average_1m": round(os.getloadavg()[0], 2), "python": platform.python_version()},
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "cores": os.cpu_count(),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+            "python": platform.python_version(),
+        },
     }
 
 
@@ -101,15 +109,19 @@ cli = typer.Typer(add_completion=False, help=__doc__)
 @cli.command()
 def g2p(
     json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path("bench/results/g2p.json"),
-    budget: Annotated[float, typer.Option(help="Stop lengthening a class's 'before' text past this many seconds.")] = 5.0,
+    budget: Annotated[
+        float, typer.Option(help="Stop lengthening a class's 'before' text past this many seconds.")
+    ] = 5.0,
     chars: Annotated[int, typer.Option(help="Length of each 'after' text.")] = MAX_TEXT_CHARS,
 ) -> None:
     """Time G2P on each token class, before and after the guard, and write the worst case."""
     offline_environment()
     figures = measure(budget, chars, lambda line: typer.echo(line, err=True))
     wb, wa = figures["worst_before"], figures["worst_after"]
-    typer.echo(f"worst before: {wb['ms_per_char']} ms/char ({wb['class']}, {wb['chars']} chars); "
-               f"worst after: {wa['ms_per_char']} ms/char ({wa['class']}, {wa['chars']} chars)")
+    typer.echo(
+        f"worst before: {wb['ms_per_char']} ms/char ({wb['class']}, {wb['chars']} chars); "
+        f"worst after: {wa['ms_per_char']} ms/char ({wa['class']}, {wa['chars']} chars)"
+    )
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     typer.echo(f"wrote {json_path}", err=True)

@@ -20,7 +20,7 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from websockets.asyncio.client import connect
@@ -34,9 +34,12 @@ from .errors import BenchError
 from .server import advertised_ready, check_ready, model_server
 from .stats import percentile
 
-REPLY = ("Here is a longer answer, so that there is always something left to interrupt. " * 3 +
-         "The river runs past the old mill, under two bridges and out to the sea. "
-         "Walk it in the morning when the light is low, and bring water and a hat.")
+REPLY = (
+    "Here is a longer answer, so that there is always something left to interrupt. "
+    * 3
+    + "The river runs past the old mill, under two bridges and out to the sea. "
+    "Walk it in the morning when the light is low, and bring water and a hat."
+)
 
 
 async def _rounds(agent_url: str, rounds: int, rng: random.Random) -> list[dict]:
@@ -72,11 +75,15 @@ async def _rounds(agent_url: str, rounds: int, rng: random.Random) -> list[dict]
                     break
             turn_end_s = time.monotonic() - interrupt_at
             await socket.send(json.dumps({"type": "prompt", "text": f"And then? ({turn})"}))
-            results.append({
-                "first_audio_s": round(first_audio, 4), "listened_s": round(listen_s, 3),
-                "to_last_audio_s": round(max(0.0, (last_audio or interrupt_at) - interrupt_at), 4),
-                "to_turn_end_s": round(turn_end_s, 4), "heard_text": end["heard_text"],
-            })
+            results.append(
+                {
+                    "first_audio_s": round(first_audio, 4),
+                    "listened_s": round(listen_s, 3),
+                    "to_last_audio_s": round(max(0.0, (last_audio or interrupt_at) - interrupt_at), 4),
+                    "to_turn_end_s": round(turn_end_s, 4),
+                    "heard_text": end["heard_text"],
+                }
+            )
             prompt_at = time.monotonic()
     return results[1:] if len(results) > 1 else results  # the first answer's audio is not after an interrupt
 
@@ -86,7 +93,8 @@ def summarize(results: list[dict], rtf: float | None) -> dict:
         return percentile([r[key] for r in results], q)
 
     return {
-        "server_rtf_advertised": rtf, "rounds": len(results),
+        "server_rtf_advertised": rtf,
+        "rounds": len(results),
         "interrupt_to_last_audio_frame_s": {"p50": p("to_last_audio_s", 50), "p95": p("to_last_audio_s", 95)},
         "interrupt_to_turn_end_s": {"p50": p("to_turn_end_s", 50), "p95": p("to_turn_end_s", 95)},
         "first_audio_after_interrupt_s": {"p50": p("first_audio_s", 50), "p95": p("first_audio_s", 95)},
@@ -96,8 +104,10 @@ def summarize(results: list[dict], rtf: float | None) -> dict:
 async def run(rounds: int, server_url: str | None, tokens_per_s: float, seed: int) -> tuple[dict, list[dict]]:
     async def measure(url: str) -> tuple[dict, list[dict]]:
         rtf = (await advertised_ready(url)).rtf
-        settings = AgentSettings(tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
-                                 llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s))
+        settings = AgentSettings(
+            tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
+            llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s),
+        )
         with agent_server_thread(create_app(settings)) as agent_url:
             results = await _rounds(agent_url, rounds + 1, random.Random(seed))
         return summarize(results, rtf), results
@@ -115,10 +125,10 @@ cli = typer.Typer(add_completion=False, help=__doc__)
 @cli.command()
 def main(
     rounds: Annotated[int, typer.Option(help="Interrupts to measure.")] = 20,
-    server_url: Annotated[Optional[str], typer.Option(help="Use this warm model server.")] = None,
+    server_url: Annotated[str | None, typer.Option(help="Use this warm model server.")] = None,
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed.")] = 40.0,
     seed: Annotated[int, typer.Option(help="Seed of the random interrupt points.")] = 1,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the figures and rounds here.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures and rounds here.")] = None,
 ) -> None:
     """Interrupt the agent at random points; print p50/p95 of the barge-in figures with the server's rtf."""
     offline_environment()

@@ -97,7 +97,9 @@ def _rest_follows(first: int, first_audio: float, ready: list[float], model: Spe
             if done[i] == math.inf:
                 continue
             finish = max(ready[j - 1], done[i]) + model.synth_s(j - i)
-            if finish <= first_audio + model.audio_s(i) + 1e-9 and finish < done[j]:  # ready before needed (to rounding)
+            if (
+                finish <= first_audio + model.audio_s(i) + 1e-9 and finish < done[j]
+            ):  # ready before needed (to rounding)
                 done[j] = finish
     return done[n] < math.inf
 
@@ -137,10 +139,16 @@ def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
         heard.append(audible)
     bound_s, natural_s, mine_s = median([b for b, _ in bounds]), median([b for b, _ in natural]), median(heard)
     return BoundResult(
-        text=text, rtf=round(model.rtf, 3), overhead_s=round(model.overhead_s, 3),
-        words_per_s=round(model.words_per_s, 2), bound_audible_s=round(bound_s, 3),
-        pipelined_audible_s=round(mine_s, 3), ratio=round(mine_s / bound_s, 3),
-        bound_first_piece=bounds[0][1], pipelined_first_piece=traces[0].pieces[0][1] if traces[0].pieces else "",
-        natural_audible_s=round(natural_s, 3), natural_ratio=round(mine_s / natural_s, 3),
+        text=text,
+        rtf=round(model.rtf, 3),
+        overhead_s=round(model.overhead_s, 3),
+        words_per_s=round(model.words_per_s, 2),
+        bound_audible_s=round(bound_s, 3),
+        pipelined_audible_s=round(mine_s, 3),
+        ratio=round(mine_s / bound_s, 3),
+        bound_first_piece=bounds[0][1],
+        pipelined_first_piece=traces[0].pieces[0][1] if traces[0].pieces else "",
+        natural_audible_s=round(natural_s, 3),
+        natural_ratio=round(mine_s / natural_s, 3),
         natural_first_piece=natural[0][1],
     )

@@ -6,7 +6,7 @@ them between markers in docs/benchmark.md, docs/capacity.md and the README, and 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 def replace_between(page: str, begin: str, end: str, body: Callable[[], str], name: str) -> str:

@@ -13,8 +13,9 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 
@@ -53,19 +54,27 @@ def measure(repeats: int, with_g2p: bool) -> dict:
     sets = {}
     for name, sentences in _sentences().items():
         norm = [_per_call_us(lambda s=s: normalize(s), repeats) for s in sentences]
-        row = {"sentences": len(sentences), "mean_chars": round(statistics.mean(map(len, sentences)), 1),
-               "normalize_us_median": round(statistics.median(norm), 1), "normalize_us_max": round(max(norm), 1)}
+        row = {
+            "sentences": len(sentences),
+            "mean_chars": round(statistics.mean(map(len, sentences)), 1),
+            "normalize_us_median": round(statistics.median(norm), 1),
+            "normalize_us_max": round(max(norm), 1),
+        }
         if phonemizer:
-            g2p = [_per_call_us(lambda s=s: phonemizer.phonemize(normalize(s).spoken, "a"), max(1, repeats // 5))
-                   for s in sentences]
+            g2p = [
+                _per_call_us(lambda s=s: phonemizer.phonemize(normalize(s).spoken, "a"), max(1, repeats // 5))
+                for s in sentences
+            ]
             row["g2p_us_median"] = round(statistics.median(g2p), 1)
         sets[name] = row
     scaling = {}
     for name, unit in HOSTILE.items():
         small, large = unit * (1000 // len(unit)), unit * (5000 // len(unit))
         # the fastest of 5: on a shared machine one descheduling would otherwise hide the shape
-        scaling[name] = {f"{len(t)}_chars_ms": round(_per_call_us(lambda t=t: normalize(t), 5, min) / 1000, 2)
-                         for t in (small, large)}
+        scaling[name] = {
+            f"{len(t)}_chars_ms": round(_per_call_us(lambda t=t: normalize(t), 5, min) / 1000, 2)
+            for t in (small, large)
+        }
     return {"sentences": sets, "hostile": scaling}
 
 
@@ -73,8 +82,10 @@ def render(figures: dict) -> list[str]:
     lines = ["normalizer cost per sentence (median of runs, this machine):"]
     for name, row in figures["sentences"].items():
         g2p = f", G2P after it {row['g2p_us_median'] / 1000:.2f} ms" if "g2p_us_median" in row else ""
-        lines.append(f"  {name}: {row['sentences']} sentences of {row['mean_chars']} chars on average: "
-                     f"median {row['normalize_us_median']:.0f} us, max {row['normalize_us_max']:.0f} us{g2p}")
+        lines.append(
+            f"  {name}: {row['sentences']} sentences of {row['mean_chars']} chars on average: "
+            f"median {row['normalize_us_median']:.0f} us, max {row['normalize_us_max']:.0f} us{g2p}"
+        )
     lines.append("hostile input, 1,000 vs 5,000 characters (linear: about 5x):")
     for name, sizes in figures["hostile"].items():
         lines.append(f"  {name}: " + ", ".join(f"{k.replace('_chars_ms', '')} chars {v} ms" for k, v in sizes.items()))
@@ -85,7 +96,7 @@ def render(figures: dict) -> list[str]:
 def main(
     repeats: Annotated[int, typer.Option(min=1, max=1000, help="Runs per sentence (medians).")] = 50,
     g2p: Annotated[bool, typer.Option(help="Also time G2P on the normalized text, for scale.")] = True,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the figures here.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the figures here.")] = None,
 ) -> None:
     """Time the normalizer per sentence and on long hostile input."""
     offline_environment()

@@ -49,8 +49,9 @@ class Overhead:
     rtf: float  # median synthesis seconds per audio second of the pieces, as the server measured them
 
 
-async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: str, voice: str,
-                           openings: tuple[str, ...] = ()) -> Overhead:
+async def measure_overhead(
+    url: str, pieces: list[str], *, engine: str, device: str, voice: str, openings: tuple[str, ...] = ()
+) -> Overhead:
     """``pieces`` (sentences) give every figure; ``openings`` (short pieces) are timed too, for the speech
     model's fit, but kept out of the real-time factor, which is the sentences' as the server's is."""
     if not pieces:
@@ -61,8 +62,16 @@ async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: 
         for piece in [*pieces, *openings]:
             engine_s = _engine_first_audio(runtime, piece, voice)
             server_s, end = await _server_first_audio(url, piece, voice)
-            results.append(PieceOverhead(piece, round(engine_s, 4), round(server_s, 4),
-                                         round(server_s / engine_s, 3), end.audio_s, end.synth_s))
+            results.append(
+                PieceOverhead(
+                    piece,
+                    round(engine_s, 4),
+                    round(server_s, 4),
+                    round(server_s / engine_s, 3),
+                    end.audio_s,
+                    end.synth_s,
+                )
+            )
     finally:
         runtime.close()
     return Overhead(
@@ -76,8 +85,13 @@ async def measure_overhead(url: str, pieces: list[str], *, engine: str, device: 
 
 # The server's path variables (kokoro_server.cli): the server the benchmark starts inherits them, and the
 # in-process engine must load the same files.
-_PATH_VARIABLES = {"onnx_model": "KOKORO_ONNX_MODEL", "torch_model": "KOKORO_TORCH_MODEL",
-                   "voices_dir": "KOKORO_VOICES_DIR", "config": "KOKORO_CONFIG", "assets_dir": "KOKORO_ASSETS_DIR"}
+_PATH_VARIABLES = {
+    "onnx_model": "KOKORO_ONNX_MODEL",
+    "torch_model": "KOKORO_TORCH_MODEL",
+    "voices_dir": "KOKORO_VOICES_DIR",
+    "config": "KOKORO_CONFIG",
+    "assets_dir": "KOKORO_ASSETS_DIR",
+}
 
 
 def _server_paths() -> dict[str, Path]:
@@ -87,8 +101,9 @@ def _server_paths() -> dict[str, Path]:
 async def _load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
     """The server's own loading and warm-up, run in this process, from the files the server loads."""
     try:
-        runtime = SpeechRuntime(ServerSettings(engine=engine, device=device, voice=voice),
-                                resolve(engine, **_server_paths()))
+        runtime = SpeechRuntime(
+            ServerSettings(engine=engine, device=device, voice=voice), resolve(engine, **_server_paths())
+        )
     except (AssetError, ValueError) as err:
         raise BenchError(f"cannot load the engine in-process: {err}") from err
     await runtime.load()

@@ -48,16 +48,21 @@ def _draw(ax, trace: Trace) -> None:
     ax.vlines(trace.deltas, y["text"] - 0.3, y["text"] + 0.3, color="0.4", linewidth=0.6)
     ax.plot([t for t, _ in trace.pieces], [y["pieces"]] * len(trace.pieces), "v", color="tab:blue", markersize=5)
     ax.vlines([a.t_s for a in trace.audio], y["audio"] - 0.3, y["audio"] + 0.3, color="tab:purple", linewidth=0.8)
-    ax.broken_barh([(s.start_s, s.duration_s) for s in playback.playing], (y["playback"] - 0.3, 0.6),
-                   facecolors="tab:green")
-    ax.broken_barh([(s.start_s, s.duration_s) for s in playback.stalls], (y["playback"] - 0.3, 0.6),
-                   facecolors="tab:red")
+    ax.broken_barh(
+        [(s.start_s, s.duration_s) for s in playback.playing], (y["playback"] - 0.3, 0.6), facecolors="tab:green"
+    )
+    ax.broken_barh(
+        [(s.start_s, s.duration_s) for s in playback.stalls], (y["playback"] - 0.3, 0.6), facecolors="tab:red"
+    )
     ax.axvline(playback.ttfa_s, color="tab:purple", linestyle="--", linewidth=0.8)
     if playback.audible_s is not None:
         ax.axvline(playback.audible_s, color="tab:green", linestyle="--", linewidth=0.8)
     audible = f"{playback.audible_s:.2f} s" if playback.audible_s is not None else "none"
-    ax.set_title(f"{trace.strategy}: first byte {playback.ttfa_s:.2f} s, audible {audible}, "
-                 f"stall {playback.stall_s:.2f} s", fontsize=9, loc="left")
+    ax.set_title(
+        f"{trace.strategy}: first byte {playback.ttfa_s:.2f} s, audible {audible}, stall {playback.stall_s:.2f} s",
+        fontsize=9,
+        loc="left",
+    )
     ax.set_yticks(range(len(LANES)), LANES, fontsize=8)
     ax.set_ylim(-0.6, len(LANES) - 0.4)
     ax.set_xlim(left=0)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -86,8 +86,11 @@ def sweep(rtfs: tuple[float, ...] = RTFS, texts: tuple[str, ...] = SWEEP_TEXTS) 
             overhead_s = cpu_piece_overhead_s(rtf)
             model = SpeechModel(rtf, overhead_s=overhead_s)
             row = {"text": text, "rtf": rtf, "piece_overhead_s": overhead_s}
-            for name, policy in (("policy", adaptive_policy(rtf, piece_overhead_s=overhead_s)),
-                                 ("rtf_only", adaptive_policy(rtf)), ("threshold", threshold_policy(rtf))):
+            for name, policy in (
+                ("policy", adaptive_policy(rtf, piece_overhead_s=overhead_s)),
+                ("rtf_only", adaptive_policy(rtf)),
+                ("threshold", threshold_policy(rtf)),
+            ):
                 first, stall = first_audio_and_stall(pieces_of(deltas, policy), model)
                 row[f"{name}_first_s"], row[f"{name}_stall_s"] = round(first, 3), round(stall, 3)
             row["bound_any_s"] = lower_bound(words, ready, model).first_audio_s
@@ -100,20 +103,26 @@ def sweep(rtfs: tuple[float, ...] = RTFS, texts: tuple[str, ...] = SWEEP_TEXTS) 
 def markdown(rows: list[dict]) -> list[str]:
     """The sweep as a table (``python -m bench report`` puts it in docs/benchmark.md)."""
     model = SpeechModel(0.5)
-    out = [f"Computed, not measured: the scripted LLM at {TOKENS_PER_S:g} tokens/s through the agent's segmenter, "
-           f"timed with the speech model (cost per piece + rtf x audio, {model.words_per_s} words/s; the cost "
-           f"per piece is {PIECE_OVERHEAD_S} s + {EDGE_SILENCE_S} s x rtf, a CPU server's edge silence). "
-           "Policy: sized from the rtf and the cost per piece, as servers advertise both; rtf only: the same "
-           "policy blind to the cost per piece; threshold: the rule before the speech model. First audio in "
-           "seconds from the request; stall in seconds.", "",
-           "| text | rtf | cost per piece | policy: first / stall | rtf only: first / stall | "
-           "threshold: first / stall | bound, natural cuts | bound, any word | policy / natural bound |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    out += [f"| {r['text']} | {r['rtf']} | {r['piece_overhead_s']:.2f} | "
-            f"{r['policy_first_s']:.2f} / {r['policy_stall_s']:.2f} | "
-            f"{r['rtf_only_first_s']:.2f} / {r['rtf_only_stall_s']:.2f} | "
-            f"{r['threshold_first_s']:.2f} / {r['threshold_stall_s']:.2f} | {r['bound_natural_s']:.2f} | "
-            f"{r['bound_any_s']:.2f} | {r['policy_vs_natural']:.3f} |" for r in rows]
+    out = [
+        f"Computed, not measured: the scripted LLM at {TOKENS_PER_S:g} tokens/s through the agent's segmenter, "
+        f"timed with the speech model (cost per piece + rtf x audio, {model.words_per_s} words/s; the cost "
+        f"per piece is {PIECE_OVERHEAD_S} s + {EDGE_SILENCE_S} s x rtf, a CPU server's edge silence). "
+        "Policy: sized from the rtf and the cost per piece, as servers advertise both; rtf only: the same "
+        "policy blind to the cost per piece; threshold: the rule before the speech model. First audio in "
+        "seconds from the request; stall in seconds.",
+        "",
+        "| text | rtf | cost per piece | policy: first / stall | rtf only: first / stall | "
+        "threshold: first / stall | bound, natural cuts | bound, any word | policy / natural bound |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {r['text']} | {r['rtf']} | {r['piece_overhead_s']:.2f} | "
+        f"{r['policy_first_s']:.2f} / {r['policy_stall_s']:.2f} | "
+        f"{r['rtf_only_first_s']:.2f} / {r['rtf_only_stall_s']:.2f} | "
+        f"{r['threshold_first_s']:.2f} / {r['threshold_stall_s']:.2f} | {r['bound_natural_s']:.2f} | "
+        f"{r['bound_any_s']:.2f} | {r['policy_vs_natural']:.3f} |"
+        for r in rows
+    ]
     return out
 
 
@@ -121,14 +130,15 @@ cli = typer.Typer(add_completion=False, help=__doc__)
 
 
 @cli.command()
-def run(json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the rows here.")] = None) -> None:
+def run(json_path: Annotated[Path | None, typer.Option("--json", help="Write the rows here.")] = None) -> None:
     """Compute the policy sweep and print it (no server, no engine: a few seconds)."""
     rows = sweep()
     typer.echo("\n".join(markdown(rows)))
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps({"tokens_per_s": TOKENS_PER_S, "rows": rows}, indent=1) + "\n",
-                             encoding="utf-8")
+        json_path.write_text(
+            json.dumps({"tokens_per_s": TOKENS_PER_S, "rows": rows}, indent=1) + "\n", encoding="utf-8"
+        )
 
 
 def main() -> None:

@@ -80,8 +80,9 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         await check_voice(url, settings.voice)
         say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
         timed = sentences(TEXTS[settings.overhead_text])
-        overhead = await measure_overhead(url, timed, openings=openings(timed), engine=settings.engine,
-                                          device=settings.device, voice=settings.voice)
+        overhead = await measure_overhead(
+            url, timed, openings=openings(timed), engine=settings.engine, device=settings.device, voice=settings.voice
+        )
         # What the agent picks from Ready:
         policy = adaptive_policy(usable_rtf(ready.rtf), piece_overhead_s=usable_overhead(ready.piece_overhead_s))
         meta["rtf_measured"] = overhead.rtf
@@ -108,29 +109,49 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
             sweep.append(_sweep_point(f"{words} words", words, traces))
         if settings.sweep_words:
             adaptive = collected.get((settings.sweep_text, "pipelined")) or [
-                await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))]
+                await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))
+            ]
             sweep.append(_sweep_point("adaptive", policy.first_piece_min_words, adaptive))
 
         concurrency = []
         for sessions in settings.concurrency:
             say(f"{sessions} concurrent session(s) on {settings.concurrency_text}")
-            concurrency.append(await concurrent_sessions(sessions, settings.concurrency_text,
-                                                         run_of(settings.concurrency_text), settings.stagger_s))
+            concurrency.append(
+                await concurrent_sessions(
+                    sessions, settings.concurrency_text, run_of(settings.concurrency_text), settings.stagger_s
+                )
+            )
         concurrency = against_one(concurrency)
-    meta["speech_words_per_s"] = median([
-        len(TEXTS[r.text].split()) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s])
+    meta["speech_words_per_s"] = median(
+        [len(TEXTS[r.text].split()) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s]
+    )
     meta["simulate_rtf"] = settings.simulate_rtf or None
-    model = fit_speech_model([p.server_synth_s for p in overhead.pieces], [p.audio_s for p in overhead.pieces],
-                             meta["speech_words_per_s"])
-    bounds = [against_bound(text, collected[(text, "pipelined")], model)
-              for text in settings.texts if (text, "pipelined") in collected]
+    model = fit_speech_model(
+        [p.server_synth_s for p in overhead.pieces], [p.audio_s for p in overhead.pieces], meta["speech_words_per_s"]
+    )
+    bounds = [
+        against_bound(text, collected[(text, "pipelined")], model)
+        for text in settings.texts
+        if (text, "pipelined") in collected
+    ]
     meta["load_average_end"] = _load()
     meta["wall_s"] = round(time.perf_counter() - started, 1)
     cap = capacity(concurrency, meta["rtf_measured"])
-    report = BenchReport(meta, results, ratios(results), overhead, sweep, concurrency,
-                         evaluate(results, overhead, concurrency, bounds), bounds, cap,
-                         cost_rows([MeasuredRun(cap, settings.engine, settings.device, machine_label(meta),
-                                                at_ladder_top(cap, concurrency))], load_prices()))
+    report = BenchReport(
+        meta,
+        results,
+        ratios(results),
+        overhead,
+        sweep,
+        concurrency,
+        evaluate(results, overhead, concurrency, bounds),
+        bounds,
+        cap,
+        cost_rows(
+            [MeasuredRun(cap, settings.engine, settings.device, machine_label(meta), at_ladder_top(cap, concurrency))],
+            load_prices(),
+        ),
+    )
     last = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])
@@ -140,9 +161,12 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
 def _sweep_point(name: str, words: int, traces: list[Trace]) -> SweepResult:
     playbacks = [play(t.audio) for t in traces]
     return SweepResult(
-        policy=name, first_piece_min_words=words,
-        ttfa_s=median([p.ttfa_s for p in playbacks]), audible_s=median([p.audible_s for p in playbacks]),
-        stall_s=median([p.stall_s for p in playbacks]), first_piece=traces[0].pieces[0][1],
+        policy=name,
+        first_piece_min_words=words,
+        ttfa_s=median([p.ttfa_s for p in playbacks]),
+        audible_s=median([p.audible_s for p in playbacks]),
+        stall_s=median([p.stall_s for p in playbacks]),
+        first_piece=traces[0].pieces[0][1],
     )
 
 
@@ -164,8 +188,9 @@ def _load() -> list[float]:
 def _gpu_name() -> str:
     """The accelerator's own name (``nvidia-smi``), so a GPU figure says which GPU it was taken on."""
     try:
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=30)
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "cuda (nvidia-smi not found)"
     return ", ".join(line.strip() for line in smi.stdout.splitlines() if line.strip()) or "cuda"
@@ -175,7 +200,7 @@ def _machine(settings: BenchSettings) -> dict:
     """Where and how the figures were taken: without this a latency figure means little."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "commit": commit.stdout.strip() or None,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, {platform.processor() or 'cpu'}",
         "python": platform.python_version(),

@@ -15,13 +15,12 @@ from collections.abc import Iterator
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from cli.common.errors import CommandFailed
+from cli.local.agent_local_servers import model_server_process
 from speech_protocol.messages import Ready, StreamDecoder
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError, TtsServerError
 from speech_protocol.websocket import WebSocketConnector, session_url
-
-from cli.common.errors import CommandFailed
-from cli.local.agent_local_servers import model_server_process
 
 from .errors import BenchError
 
@@ -51,9 +50,18 @@ def model_server(engine: str, device: str, simulate_rtf: float = 0.0) -> Iterato
     Its listener limit is lifted (``--max-sessions``): the benchmark measures what happens past capacity,
     which is how the capacity is found (docs/decisions/080-admission-control.md)."""
     try:
-        with model_server_process(engine, "--device", device, "--log-level", "warning",
-                                  "--max-sessions", str(UNLIMITED_SESSIONS), "--simulate-rtf", str(simulate_rtf),
-                                  timeout_s=READY_TIMEOUT_S) as url:
+        with model_server_process(
+            engine,
+            "--device",
+            device,
+            "--log-level",
+            "warning",
+            "--max-sessions",
+            str(UNLIMITED_SESSIONS),
+            "--simulate-rtf",
+            str(simulate_rtf),
+            timeout_s=READY_TIMEOUT_S,
+        ) as url:
             yield url
     except CommandFailed as err:
         raise BenchError(f"{err.message}: {' | '.join(err.details) or '(no output)'}") from err

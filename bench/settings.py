@@ -40,21 +40,30 @@ class BenchSettings:
     plots_dir: Path | None = None
 
     def __post_init__(self) -> None:
-        for option, names in (("--texts", self.texts), ("--concurrency-text", (self.concurrency_text,)),
-                              ("--sweep-text", (self.sweep_text,)), ("--overhead-text", (self.overhead_text,))):
+        for option, names in (
+            ("--texts", self.texts),
+            ("--concurrency-text", (self.concurrency_text,)),
+            ("--sweep-text", (self.sweep_text,)),
+            ("--overhead-text", (self.overhead_text,)),
+        ):
             unknown = [n for n in names if n not in TEXTS]
             if unknown or not names:
-                raise BenchError(f"{option}: {', '.join(map(repr, unknown)) or 'nothing'} is not one of "
-                                 f"{', '.join(TEXTS)}")
-        if not (isinstance(self.tokens_per_s, (int, float)) and math.isfinite(self.tokens_per_s)
-                and 0 < self.tokens_per_s <= MAX_TOKENS_PER_S):
+                raise BenchError(
+                    f"{option}: {', '.join(map(repr, unknown)) or 'nothing'} is not one of {', '.join(TEXTS)}"
+                )
+        if not (
+            isinstance(self.tokens_per_s, (int, float))
+            and math.isfinite(self.tokens_per_s)
+            and 0 < self.tokens_per_s <= MAX_TOKENS_PER_S
+        ):
             raise BenchError(f"--tokens-per-s must be above 0 and at most {MAX_TOKENS_PER_S:g}")
         if not self.voice.strip() or len(self.voice) > MAX_VOICE_CHARS:
             raise BenchError(f"--voice must be a voice name of 1 to {MAX_VOICE_CHARS} characters")
         if not 1 <= self.repeats <= MAX_REPEATS:
             raise BenchError(f"--repeats must be between 1 and {MAX_REPEATS}")
         if any(not 1 <= n <= MAX_SESSIONS for n in self.concurrency) or len(set(self.concurrency)) != len(
-                self.concurrency):
+            self.concurrency
+        ):
             raise BenchError(f"--concurrency: distinct session counts between 1 and {MAX_SESSIONS}")
         if any(not 1 <= n <= 50 for n in self.sweep_words):
             raise BenchError("--sweep-words: first-piece lengths between 1 and 50 words")
@@ -72,8 +81,15 @@ class BenchSettings:
                 raise BenchError(f"--server-url must be an http(s):// base URL, got {self.server_url[:80]!r}")
 
 
-QUICK = BenchSettings(texts=("short",), repeats=1, concurrency=(1, 2), concurrency_text="short", stagger_s=0.2,
-                      sweep_words=(), overhead_text="short")
+QUICK = BenchSettings(
+    texts=("short",),
+    repeats=1,
+    concurrency=(1, 2),
+    concurrency_text="short",
+    stagger_s=0.2,
+    sweep_words=(),
+    overhead_text="short",
+)
 
 
 def preset(quick: bool) -> BenchSettings:

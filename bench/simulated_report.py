@@ -25,23 +25,48 @@ def _row(run: dict, bound: dict) -> list[str]:
     m, text = run["meta"], bound["text"]
     by = {r["strategy"]: r for r in run["results"] if r["text"] == text}
     piped, one = by.get("pipelined", {}), by.get("sequential", {})
-    vs_one = (f"{piped['audible_s'] / one['audible_s']:.3f}"
-              if piped.get("audible_s") and one.get("audible_s") else "-")
-    return [f"{m.get('simulate_rtf')}", f"{m.get('rtf_measured')}", f"{m.get('server_piece_overhead_advertised_s')}",
-            text, f"{bound['pipelined_audible_s']:.2f}", f"{piped.get('stall_s', 0):.2f}", vs_one,
-            f"{bound['natural_audible_s']:.2f}", f"{bound['natural_ratio']:.3f}", f"{bound['ratio']:.3f}",
-            bound["pipelined_first_piece"]]
+    vs_one = f"{piped['audible_s'] / one['audible_s']:.3f}" if piped.get("audible_s") and one.get("audible_s") else "-"
+    return [
+        f"{m.get('simulate_rtf')}",
+        f"{m.get('rtf_measured')}",
+        f"{m.get('server_piece_overhead_advertised_s')}",
+        text,
+        f"{bound['pipelined_audible_s']:.2f}",
+        f"{piped.get('stall_s', 0):.2f}",
+        vs_one,
+        f"{bound['natural_audible_s']:.2f}",
+        f"{bound['natural_ratio']:.3f}",
+        f"{bound['ratio']:.3f}",
+        bound["pipelined_first_piece"],
+    ]
 
 
 def markdown(runs: list[dict]) -> list[str]:
     if not runs:
         return []
-    header = ["slowed to rtf", "rtf measured", "cost per piece (Ready)", "text", "first audible", "stall",
-              "vs one at a time", "bound, natural cuts", "vs natural bound", "vs any-cut bound", "first piece"]
+    header = [
+        "slowed to rtf",
+        "rtf measured",
+        "cost per piece (Ready)",
+        "text",
+        "first audible",
+        "stall",
+        "vs one at a time",
+        "bound, natural cuts",
+        "vs natural bound",
+        "vs any-cut bound",
+        "first piece",
+    ]
     rows = [_row(run, bound) for run in runs for bound in run.get("lower_bounds", [])]
     dates = sorted({run["meta"].get("date", "")[:16] for run in runs})
-    return ["### The first-piece policy measured on a slowed server (`python -m bench --simulate-rtf R`)", "",
-            f"Runs of {', '.join(dates)}, one per row group; first audible and stall in seconds from the request, "
-            "medians of the run's repeats; the bounds use the speech model fitted on each run.", "",
-            "| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows), ""]
+    return [
+        "### The first-piece policy measured on a slowed server (`python -m bench --simulate-rtf R`)",
+        "",
+        f"Runs of {', '.join(dates)}, one per row group; first audible and stall in seconds from the request, "
+        "medians of the run's repeats; the bounds use the speech model fitted on each run.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows),
+        "",
+    ]

@@ -142,8 +142,10 @@ async def soak(url: str, pid: int, minutes: float, sessions: int) -> dict:
     warm = [s for s in samples if s.t_s >= warm_after] or samples[-1:]
     slope = slope_per_minute(warm)
     return {
-        "minutes": minutes, "sessions": sessions,
-        "completed": dict(tally.completed), "expected_errors": dict(tally.expected),
+        "minutes": minutes,
+        "sessions": sessions,
+        "completed": dict(tally.completed),
+        "expected_errors": dict(tally.expected),
         "unexpected_errors": dict(tally.unexpected),
         "rss_mb": {"start": samples[0].rss_mb, "after_warm_up": warm[0].rss_mb, "end": final.rss_mb},
         "rss_slope_mb_per_min": slope,

@@ -12,7 +12,7 @@ import json
 import os
 import platform
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -44,22 +44,25 @@ def leaks(report: dict) -> list[str]:
 def run(
     minutes: Annotated[float, typer.Option(help="How long to run (it stops by itself).")] = 10.0,
     sessions: Annotated[int, typer.Option(help="Concurrent clients.")] = 4,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the report (and samples) here.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the report (and samples) here.")] = None,
 ) -> None:
     """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, errors."""
     offline_environment()
     try:
         # The listener limit is lifted so that every client keeps the server busy; admission itself is
         # tested in tests/container/test_admission.py.
-        with model_server_child("onnx", "--log-level", "warning", "--max-sessions", str(sessions),
-                                timeout_s=SERVER_START_S) as (url, proc):
+        with model_server_child(
+            "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
+        ) as (url, proc):
             report = asyncio.run(soak(url, proc.pid, minutes, sessions))
     except (BenchError, CommandFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
         raise typer.Exit(2) from None
     report["leaks"] = leaks(report)
-    report["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    report["machine"] = f"{platform.machine()}, {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} at the end"
+    report["date"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    report["machine"] = (
+        f"{platform.machine()}, {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} at the end"
+    )
     summary = {k: v for k, v in report.items() if k != "samples"}
     typer.echo(json.dumps(summary, indent=1))
     if json_path is not None:

@@ -36,24 +36,32 @@ def table(report: dict) -> str:
         ("expected errors", _kinds(report["expected_errors"])),
         ("unexpected errors", _kinds(report["unexpected_errors"])),
         ("RSS", f"{rss['start']} MB at start, {rss['after_warm_up']} MB after warm-up, {rss['end']} MB at the end"),
-        ("RSS slope after warm-up", f"{report['rss_slope_mb_per_min']} MB/min, "
-                                    f"{report['rss_growth_pct_per_30_min']} % per 30 min (goal < 5 %)"),
+        (
+            "RSS slope after warm-up",
+            f"{report['rss_slope_mb_per_min']} MB/min, {report['rss_growth_pct_per_30_min']} % per 30 min (goal < 5 %)",
+        ),
         ("descriptors", f"{report['fds']['after_warm_up']} after warm-up, {report['fds']['end']} at the end"),
         ("threads", f"{report['threads']['after_warm_up']} after warm-up, {report['threads']['end']} at the end"),
         ("leaks", ", ".join(report.get("leaks") or []) or "none"),
     ]
-    lines = [f"Last run: `{command(report)}` on {where}"
-             + (f", {report['date']}" if report.get("date") else "") + ".", "", "| figure | value |", "|---|---|"]
+    lines = [
+        f"Last run: `{command(report)}` on {where}" + (f", {report['date']}" if report.get("date") else "") + ".",
+        "",
+        "| figure | value |",
+        "|---|---|",
+    ]
     return "\n".join(lines + [f"| {name} | {value} |" for name, value in rows]) + "\n"
 
 
 def summary(report: dict) -> str:
     """One line for the README."""
     rss = report["rss_mb"]
-    return (f"Endurance, last run (`{command(report)}`): RSS {rss['after_warm_up']} -> {rss['end']} MB after "
-            f"warm-up ({report['rss_growth_pct_per_30_min']} % per 30 min), "
-            f"{sum(report['completed'].values())} sessions, {sum(report['unexpected_errors'].values())} unexpected "
-            f"errors, leaks: {', '.join(report.get('leaks') or []) or 'none'}.\n")
+    return (
+        f"Endurance, last run (`{command(report)}`): RSS {rss['after_warm_up']} -> {rss['end']} MB after "
+        f"warm-up ({report['rss_growth_pct_per_30_min']} % per 30 min), "
+        f"{sum(report['completed'].values())} sessions, {sum(report['unexpected_errors'].values())} unexpected "
+        f"errors, leaks: {', '.join(report.get('leaks') or []) or 'none'}.\n"
+    )
 
 
 def updated(page: str, body: str, name: str) -> str:

@@ -125,8 +125,9 @@ async def _write(deltas: AsyncIterator[str], pieces: asyncio.Queue, *, whole: bo
         pieces.put_nowait(None)
 
 
-async def _in_turns(deltas: AsyncIterator[str], session: TtsSession, run: Run, trace: Trace, now, *,
-                    whole: bool) -> None:
+async def _in_turns(
+    deltas: AsyncIterator[str], session: TtsSession, run: Run, trace: Trace, now, *, whole: bool
+) -> None:
     """Send one piece, wait for its End, send the next; with ``whole`` the only piece is the full text."""
     pieces: asyncio.Queue[str | None] = asyncio.Queue()
     ended: dict[str, asyncio.Event] = {}

@@ -35,15 +35,17 @@ def ratios(results: list[StrategyResult]) -> list[dict[str, Any]]:
         mine, whole, seq = (_by(results, text, s) for s in ("pipelined", "whole", "sequential"))
         if mine is None:
             continue
-        out.append({
-            "text": text,
-            "audible_vs_whole": _ratio(mine.audible_s, whole and whole.audible_s),
-            "audible_vs_sequential": _ratio(mine.audible_s, seq and seq.audible_s),
-            "ttfa_vs_whole": _ratio(mine.ttfa_s, whole and whole.ttfa_s),
-            "ttfa_vs_sequential": _ratio(mine.ttfa_s, seq and seq.ttfa_s),
-            "end_vs_whole": _ratio(mine.end_s, whole and whole.end_s),
-            "end_vs_sequential": _ratio(mine.end_s, seq and seq.end_s),
-        })
+        out.append(
+            {
+                "text": text,
+                "audible_vs_whole": _ratio(mine.audible_s, whole and whole.audible_s),
+                "audible_vs_sequential": _ratio(mine.audible_s, seq and seq.audible_s),
+                "ttfa_vs_whole": _ratio(mine.ttfa_s, whole and whole.ttfa_s),
+                "ttfa_vs_sequential": _ratio(mine.ttfa_s, seq and seq.ttfa_s),
+                "end_vs_whole": _ratio(mine.end_s, whole and whole.end_s),
+                "end_vs_sequential": _ratio(mine.end_s, seq and seq.end_s),
+            }
+        )
     return out
 
 
@@ -51,8 +53,12 @@ def _at_most(name: str, value: float | None, limit: float, goal: str) -> Target:
     return Target(name, value, goal, None if value is None else value <= limit)
 
 
-def evaluate(results: list[StrategyResult], overhead: Overhead | None,
-             concurrency: list[ConcurrencyResult], bounds: list[BoundResult] = ()) -> list[Target]:
+def evaluate(
+    results: list[StrategyResult],
+    overhead: Overhead | None,
+    concurrency: list[ConcurrencyResult],
+    bounds: list[BoundResult] = (),
+) -> list[Target]:
     targets = []
     by_text = {r["text"]: r for r in ratios(results)}
     bound_of = {b.text: b for b in bounds}
@@ -62,21 +68,35 @@ def evaluate(results: list[StrategyResult], overhead: Overhead | None,
         targets += [
             _at_most(f"{text}: audible vs whole answer", row.get("audible_vs_whole"), 0.10, "<= 0.10"),
             _at_most(f"{text}: audible vs one at a time", row.get("audible_vs_sequential"), 0.35, "<= 0.35"),
-            _at_most(f"{text}: audible vs lower bound (any word cut)",
-                     bound_of[text].ratio if text in bound_of else None, 1.2, "<= 1.2"),
-            _at_most(f"{text}: audible vs lower bound (natural cuts)",
-                     bound_of[text].natural_ratio if text in bound_of else None, 1.2, "<= 1.2"),
+            _at_most(
+                f"{text}: audible vs lower bound (any word cut)",
+                bound_of[text].ratio if text in bound_of else None,
+                1.2,
+                "<= 1.2",
+            ),
+            _at_most(
+                f"{text}: audible vs lower bound (natural cuts)",
+                bound_of[text].natural_ratio if text in bound_of else None,
+                1.2,
+                "<= 1.2",
+            ),
             _at_most(f"{text}: stall (s)", mine and mine.stall_s, STALL_TOLERANCE_S, "0"),
         ]
     targets.append(_at_most("server overhead", overhead and overhead.median_ratio, 1.10, "<= 1.10"))
     one = next((c for c in concurrency if c.sessions == 1), None)
     four = next((c for c in concurrency if c.sessions == 4), None)
     throughput = four and four.throughput_vs_one
-    targets.append(Target("4 sessions: throughput vs one", throughput, ">= 0.9",
-                          None if throughput is None else throughput >= 0.9))
+    targets.append(
+        Target("4 sessions: throughput vs one", throughput, ">= 0.9", None if throughput is None else throughput >= 0.9)
+    )
     wait = round(four.ttfa_p95_s - one.ttfa_p95_s, 3) if four and one else None
     bound = overhead.longest_piece_s if overhead else None
-    targets.append(Target("4 sessions: extra first-audio wait p95 (s)", wait,
-                          "<= one piece" if bound is None else f"<= {bound:.2f} (one piece)",
-                          None if wait is None or bound is None else wait <= bound))
+    targets.append(
+        Target(
+            "4 sessions: extra first-audio wait p95 (s)",
+            wait,
+            "<= one piece" if bound is None else f"<= {bound:.2f} (one piece)",
+            None if wait is None or bound is None else wait <= bound,
+        )
+    )
     return targets

@@ -9,7 +9,7 @@ comes from the model stack's outputs unless ``--endpoint-name`` names it.
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,7 +26,7 @@ app.command("local")(local)
 app.command("invoke")(invoke)
 app.command("web")(web)
 
-Text = Optional[str]
+Text = str | None
 
 
 @deploy_callback(app)
@@ -48,16 +48,23 @@ def main(
 
 
 add_stack_commands(
-    app, lambda run: run.settings.agent_stack_name, "agent",
-    agent_flow.outputs, "What is deployed now: the agent stack's outputs (runtime ARN and id).",
+    app,
+    lambda run: run.settings.agent_stack_name,
+    "agent",
+    agent_flow.outputs,
+    "What is deployed now: the agent stack's outputs (runtime ARN and id).",
 )
 
 
 @app.command()
 def smoke(
     ctx: typer.Context,
-    url: Annotated[Optional[str], typer.Option(help="An agent URL (e.g. http://127.0.0.1:8080 from "
-                                                    "`deploy-agent local`) instead of the deployed runtime.")] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            help="An agent URL (e.g. http://127.0.0.1:8080 from `deploy-agent local`) instead of the deployed runtime."
+        ),
+    ] = None,
     prompt: Annotated[str, typer.Option(help="What to ask the agent.")] = SMOKE_PROMPT,
 ) -> None:
     """Ask the agent one short question; passes only when speech comes back."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,12 +20,15 @@ from cli.typer_app import add_stack_commands, command_state, deploy_callback, ne
 
 app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the model stack).")
 
-Count = Optional[int]
+Count = int | None
 SkipSmoke = Annotated[
     bool,
-    typer.Option("--skip-smoke", help="Deploy and wait for InService, but skip the smoke test of both paths "
-                 "(e.g. on a local AWS emulator, where no container runs); `smoke` runs it later.",
-                 rich_help_panel=options.RUN_PANEL),
+    typer.Option(
+        "--skip-smoke",
+        help="Deploy and wait for InService, but skip the smoke test of both paths "
+        "(e.g. on a local AWS emulator, where no container runs); `smoke` runs it later.",
+        rich_help_panel=options.RUN_PANEL,
+    ),
 ]
 
 
@@ -34,12 +37,12 @@ def main(
     ctx: typer.Context,
     model_stack_name: options.ModelStackName = None,
     endpoint_name: options.EndpointName = None,
-    instance_type: Annotated[Optional[str], options.context_option("instance_type")] = None,
+    instance_type: Annotated[str | None, options.context_option("instance_type")] = None,
     instance_count: Annotated[Count, options.context_option("instance_count")] = None,
     min_instances: Annotated[Count, options.context_option("min_instances")] = None,
     max_instances: Annotated[Count, options.context_option("max_instances")] = None,
-    engine: Annotated[Optional[str], options.context_option("engine")] = None,
-    image_uri: Annotated[Optional[str], options.context_option("image_uri")] = None,
+    engine: Annotated[str | None, options.context_option("engine")] = None,
+    image_uri: Annotated[str | None, options.context_option("image_uri")] = None,
     voice: options.Voice = None,
     direct: options.Direct = False,
     skip_smoke: SkipSmoke = False,
@@ -51,19 +54,28 @@ def main(
 
 
 add_stack_commands(
-    app, lambda run: run.settings.model_stack_name, "model",
-    model_flow.outputs, "What is deployed now: the stack's outputs and the endpoint's status.",
+    app,
+    lambda run: run.settings.model_stack_name,
+    "model",
+    model_flow.outputs,
+    "What is deployed now: the stack's outputs and the endpoint's status.",
 )
 
 
 @app.command()
 def smoke(
     ctx: typer.Context,
-    url: Annotated[Optional[str], typer.Option(help="A model server URL (e.g. http://127.0.0.1:8080) "
-                                                    "instead of the deployed endpoint.")] = None,
-    endpoint_url: Annotated[Optional[str], typer.Option(
-        help="A SageMaker runtime URL instead of AWS's, e.g. the local emulator "
-             "(python -m devtools.sagemaker_emulator); the endpoint is --endpoint-name.")] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(help="A model server URL (e.g. http://127.0.0.1:8080) instead of the deployed endpoint."),
+    ] = None,
+    endpoint_url: Annotated[
+        str | None,
+        typer.Option(
+            help="A SageMaker runtime URL instead of AWS's, e.g. the local emulator "
+            "(python -m devtools.sagemaker_emulator); the endpoint is --endpoint-name."
+        ),
+    ] = None,
 ) -> None:
     """Verify both paths: /invocations and a bidirectional session sent as a BINARY frame."""
     with command_state(ctx) as state:

@@ -34,17 +34,24 @@ EXIT_CODES_HELP = (
 
 
 def _options(*specs: tuple[str, object, object]) -> tuple[inspect.Parameter, ...]:
-    return tuple(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-                 for name, annotation, default in specs)
+    return tuple(
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, annotation, default in specs
+    )
 
 
 # Both CLIs' options, before and after each CLI's own (the order of --help).
-_SHARED_FIRST = _options(("region", options.Region, None), ("account", options.Account, None),
-                         ("profile", options.Profile, None))
+_SHARED_FIRST = _options(
+    ("region", options.Region, None), ("account", options.Account, None), ("profile", options.Profile, None)
+)
 _SHARED_LAST = _options(
-    ("dry_run", options.DryRun, False), ("assume_yes", options.Yes, False), ("json_output", options.Json, False),
-    ("bootstrap", options.Bootstrap, False), ("out_dir", options.OutDir, None),
-    ("cdk_bin", options.CdkBin, options.DEFAULT_CDK_BIN), ("docker_bin", options.DockerBin, "docker"),
+    ("dry_run", options.DryRun, False),
+    ("assume_yes", options.Yes, False),
+    ("json_output", options.Json, False),
+    ("bootstrap", options.Bootstrap, False),
+    ("out_dir", options.OutDir, None),
+    ("cdk_bin", options.CdkBin, options.DEFAULT_CDK_BIN),
+    ("docker_bin", options.DockerBin, "docker"),
 )
 # The options that say how to run, by their name in ctx.params and in build_run_options.
 _RUN_KEYS = ("profile", "dry_run", "assume_yes", "bootstrap", "direct", "cdk_bin", "docker_bin")
@@ -106,6 +113,7 @@ def deploy_callback(app: typer.Typer) -> Callable[[Callable[..., None]], Callabl
     The callback parses every option into a :class:`CliState` (:func:`start`) before ``own`` runs;
     ``own`` receives only the options it declares.
     """
+
     def register(own: Callable[..., None]) -> Callable[..., None]:
         ctx_param, *own_params = inspect.signature(own, eval_str=True).parameters.values()
         own_params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own_params]
@@ -142,6 +150,7 @@ def add_stack_commands(
 
     ``show_outputs`` is the CLI's own flow for ``outputs`` (each stack has outputs of its own).
     """
+
     @app.command()
     def synth(ctx: typer.Context) -> None:
         with command_state(ctx) as state:

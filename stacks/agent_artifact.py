@@ -18,8 +18,12 @@ from stacks.settings import DeploySettings
 # The image's build context is the repository root (it needs agent/ and the speech_protocol package):
 # send Docker only those, and never .venv, node_modules or cdk.out.
 _IMAGE_CONTEXT = [
-    "*", "!agent", "!speech_protocol",
-    "**/__pycache__", "**/*.egg-info", "speech_protocol/build",
+    "*",
+    "!agent",
+    "!speech_protocol",
+    "**/__pycache__",
+    "**/*.egg-info",
+    "speech_protocol/build",
 ]
 _CODE_BUCKET_READ = (
     "The L2 grants the runtime read on the CDK asset bucket so that AgentCore can fetch the code zip: "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from aws_cdk import Stack
 from aws_cdk import aws_iam as iam
-
 from constructs import Construct
 
 from stacks.bedrock_model import INVOKE_ACTIONS, BedrockModel

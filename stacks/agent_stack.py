@@ -60,15 +60,20 @@ class AgentStack(Stack):
         """The wildcards of the execution role the L2 creates: AgentCore's documented role
         (003-agentcore-runtime.md)."""
         logs = f"arn:{self.partition}:logs:{self.region}:{self.account}:log-group:"
-        identities = f"arn:{self.partition}:bedrock-agentcore:{self.region}:{self.account}:workload-identity-directory/default"
+        identities = (
+            f"arn:{self.partition}:bedrock-agentcore:{self.region}:{self.account}:workload-identity-directory/default"
+        )
         runtime_logs = "AgentCore creates the runtime's log groups and streams under /aws/bedrock-agentcore/runtimes/."
-        acknowledge(self.runtime.role, {
-            wildcard_resource(self, f"{logs}/aws/bedrock-agentcore/runtimes/*"): runtime_logs,
-            wildcard_resource(self, f"{logs}/aws/bedrock-agentcore/runtimes/*:log-stream:*"): runtime_logs,
-            wildcard_resource(self, f"{logs}*"): "logs:DescribeLogGroups is a list action: it cannot be "
-            "scoped to a prefix, and it reads names only.",
-            wildcard_resource(self, "*"): "X-Ray trace writes have no resource-level permissions; "
-            "cloudwatch:PutMetricData is limited to the bedrock-agentcore namespace by condition.",
-            wildcard_resource(self, f"{identities}/workload-identity/*"): "AgentCore creates the runtime's "
-            "workload identity at deployment; the scope is the account's default directory in this Region.",
-        })
+        acknowledge(
+            self.runtime.role,
+            {
+                wildcard_resource(self, f"{logs}/aws/bedrock-agentcore/runtimes/*"): runtime_logs,
+                wildcard_resource(self, f"{logs}/aws/bedrock-agentcore/runtimes/*:log-stream:*"): runtime_logs,
+                wildcard_resource(self, f"{logs}*"): "logs:DescribeLogGroups is a list action: it cannot be "
+                "scoped to a prefix, and it reads names only.",
+                wildcard_resource(self, "*"): "X-Ray trace writes have no resource-level permissions; "
+                "cloudwatch:PutMetricData is limited to the bedrock-agentcore namespace by condition.",
+                wildcard_resource(self, f"{identities}/workload-identity/*"): "AgentCore creates the runtime's "
+                "workload identity at deployment; the scope is the account's default directory in this Region.",
+            },
+        )

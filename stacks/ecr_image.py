@@ -33,7 +33,5 @@ def parse_ecr_image(uri: str) -> EcrImage:
     """Raise ``ValueError`` unless ``uri`` is a complete ECR image URI with a tag or a digest."""
     match = _ECR_URI.fullmatch(uri)
     if match is None:
-        raise ValueError(
-            "expected an ECR image URI such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag"
-        )
+        raise ValueError("expected an ECR image URI such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/repo:tag")
     return EcrImage(uri, match["account"], match["region"], match["repository"])

@@ -22,8 +22,11 @@ def grant_ecr_pull(role: iam.IRole, repository_arn: str) -> IDependable | None:
     role.add_to_principal_policy(
         iam.PolicyStatement(sid="EcrLogin", actions=["ecr:GetAuthorizationToken"], resources=["*"])
     )
-    acknowledge(role, {
-        wildcard_resource(Stack.of(role), "*"): "ecr:GetAuthorizationToken has no resource-level permissions "
-        "(IAM service authorization reference); the pull itself is limited to one repository.",
-    })
+    acknowledge(
+        role,
+        {
+            wildcard_resource(Stack.of(role), "*"): "ecr:GetAuthorizationToken has no resource-level permissions "
+            "(IAM service authorization reference); the pull itself is limited to one repository.",
+        },
+    )
     return pull.policy_dependable

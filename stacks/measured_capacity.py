@@ -27,5 +27,8 @@ def measured_sessions(engine: str, path: Path = MEASURED) -> int:
         return DEFAULT_SESSIONS
     entry = recorded.get(engine) if isinstance(recorded, dict) else None
     sessions = entry.get("sessions") if isinstance(entry, dict) else None
-    return sessions if isinstance(sessions, int) and not isinstance(sessions, bool) and 1 <= sessions <= 64 \
+    return (
+        sessions
+        if isinstance(sessions, int) and not isinstance(sessions, bool) and 1 <= sessions <= 64
         else DEFAULT_SESSIONS
+    )

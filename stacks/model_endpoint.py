@@ -48,10 +48,13 @@ class ModelEndpoint(Construct):
         )
         if pull_policy is not None:
             self.model.node.add_dependency(pull_policy)  # SageMaker checks image access at CreateModel
-        acknowledge(self.model, {
-            "AwsSolutions-SM1": "Network isolation blocks all outbound traffic from the container, which is "
-            "stricter than a VPC and needs no NAT gateway or VPC endpoints; callers reach it only via SageMaker.",
-        })
+        acknowledge(
+            self.model,
+            {
+                "AwsSolutions-SM1": "Network isolation blocks all outbound traffic from the container, which is "
+                "stricter than a VPC and needs no NAT gateway or VPC endpoints; callers reach it only via SageMaker.",
+            },
+        )
 
         self.volume_key = volume_key(self, settings.instance_type, settings.endpoint_name)
         self.config = sagemaker.CfnEndpointConfig(
@@ -70,12 +73,18 @@ class ModelEndpoint(Construct):
             ],
         )
         if self.volume_key is None:
-            acknowledge(self.config, {
-                "AwsSolutions-SM2": f"{settings.instance_type} has local NVMe storage, encrypted in hardware; "
-                "CreateEndpointConfig rejects a KmsKeyId for such instance types (SageMaker API reference).",
-            })
+            acknowledge(
+                self.config,
+                {
+                    "AwsSolutions-SM2": f"{settings.instance_type} has local NVMe storage, encrypted in hardware; "
+                    "CreateEndpointConfig rejects a KmsKeyId for such instance types (SageMaker API reference).",
+                },
+            )
         self.endpoint = sagemaker.CfnEndpoint(
-            self, "Endpoint", endpoint_name=settings.endpoint_name, endpoint_config_name=self.config.attr_endpoint_config_name
+            self,
+            "Endpoint",
+            endpoint_name=settings.endpoint_name,
+            endpoint_config_name=self.config.attr_endpoint_config_name,
         )
 
     def _grant_logs_and_metrics(self, endpoint_name: str) -> None:
@@ -89,12 +98,15 @@ class ModelEndpoint(Construct):
                 resources=[log_group, f"{log_group}:log-stream:*"],
             )
         )
-        acknowledge(self.role, {
-            wildcard_resource(stack, f"{log_group}:log-stream:*"): "SageMaker names a log stream per "
-            "instance at run time; the scope is this endpoint's own log group.",
-            wildcard_resource(stack, "*"): "cloudwatch:PutMetricData has no resource-level permissions; "
-            "the cloudwatch:namespace condition limits it to SageMaker's /aws/sagemaker/* namespaces.",
-        })
+        acknowledge(
+            self.role,
+            {
+                wildcard_resource(stack, f"{log_group}:log-stream:*"): "SageMaker names a log stream per "
+                "instance at run time; the scope is this endpoint's own log group.",
+                wildcard_resource(stack, "*"): "cloudwatch:PutMetricData has no resource-level permissions; "
+                "the cloudwatch:namespace condition limits it to SageMaker's /aws/sagemaker/* namespaces.",
+            },
+        )
         self.role.add_to_principal_policy(
             iam.PolicyStatement(
                 sid="EndpointMetrics",

@@ -20,8 +20,12 @@ from stacks.settings import Engine
 # What the Dockerfile copies (never .venv, assets, node_modules or cdk.out); container/Dockerfile.dockerignore
 # says the same to a plain `docker build -f container/Dockerfile .`.
 _IMAGE_CONTEXT = [
-    "*", "!container", "!speech_protocol",
-    "**/__pycache__", "**/*.egg-info", "speech_protocol/build",
+    "*",
+    "!container",
+    "!speech_protocol",
+    "**/__pycache__",
+    "**/*.egg-info",
+    "speech_protocol/build",
 ]
 
 

@@ -41,8 +41,12 @@ CONTEXT_KEYS: tuple[ContextKey, ...] = (
     ContextKey("instance_count", "1", "Instances at creation (between min and max)."),
     ContextKey("min_instances", "1", "Autoscaling lower bound (a real-time variant keeps at least 1)."),
     ContextKey("max_instances", "2", "Autoscaling upper bound."),
-    ContextKey("sessions_per_instance", None, "Autoscaling target: concurrent speech sessions per instance; "
-               "default: the capacity measured for the engine (stacks/data/measured_capacity.json), else 4."),
+    ContextKey(
+        "sessions_per_instance",
+        None,
+        "Autoscaling target: concurrent speech sessions per instance; "
+        "default: the capacity measured for the engine (stacks/data/measured_capacity.json), else 4.",
+    ),
     ContextKey("engine", "torch", "Model image engine: torch (GPU) or onnx (CPU, int8)."),
     ContextKey("image_uri", None, "Prebuilt model image in ECR; skips the Docker build of container/."),
     ContextKey("voice", "af_heart", "Default Kokoro voice of the endpoint and the agent."),
@@ -101,8 +105,11 @@ def parse_settings(
     agent_artifact = read.choice("agent_artifact", AGENT_ARTIFACTS)
     agent_image = read.ecr_image("agent_image_uri")
     engine = read.choice("engine", ENGINES)
-    sessions = (measured_sessions(engine) if read.raw("sessions_per_instance") is None
-                else read.integer("sessions_per_instance", low=1, high=64))
+    sessions = (
+        measured_sessions(engine)
+        if read.raw("sessions_per_instance") is None
+        else read.integer("sessions_per_instance", low=1, high=64)
+    )
     if (agent_artifact == "image") != (agent_image is not None):
         raise SettingsError("agent_image_uri", "is required by agent_artifact=image and used by nothing else")
     return DeploySettings(
@@ -127,6 +134,13 @@ def parse_settings(
 
 
 __all__ = [
-    "AGENT_ARTIFACTS", "CONTEXT_DEFAULTS", "CONTEXT_KEYS", "ENGINES", "ContextKey", "DeploySettings",
-    "SettingsError", "check_known_keys", "parse_settings",
+    "AGENT_ARTIFACTS",
+    "CONTEXT_DEFAULTS",
+    "CONTEXT_KEYS",
+    "ENGINES",
+    "ContextKey",
+    "DeploySettings",
+    "SettingsError",
+    "check_known_keys",
+    "parse_settings",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -17,8 +17,11 @@ use_project_node(os.environ)
 # The SageMaker stream's SDK exists for Python >= 3.12 only: test.sh runs these files on .venv312 (the
 # agent's Python), so the 3.11 run leaves them out rather than reporting them skipped.
 if sys.version_info < (3, 12):
-    collect_ignore = ["agent/test_sagemaker_transport.py", "devtools/test_emulator_model_server.py",
-                      "devtools/test_sagemaker_emulator.py"]
+    collect_ignore = [
+        "agent/test_sagemaker_transport.py",
+        "devtools/test_emulator_model_server.py",
+        "devtools/test_sagemaker_emulator.py",
+    ]
 
 # Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine.
 settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -27,8 +27,17 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
     """The emulator on a free loopback port, bridged to ``container_url``; stopped on exit."""
     with tempfile.TemporaryDirectory(prefix="emulator-") as folder:
         ca_file = Path(folder) / "ca.pem"
-        command = [python, "-m", "devtools.sagemaker_emulator", "--port", "0", "--container", container_url,
-                   "--ca-file", str(ca_file)]
+        command = [
+            python,
+            "-m",
+            "devtools.sagemaker_emulator",
+            "--port",
+            "0",
+            "--container",
+            container_url,
+            "--ca-file",
+            str(ca_file),
+        ]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
         proc = child_processes.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:

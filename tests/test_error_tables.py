@@ -21,22 +21,40 @@ SERVER = "container/kokoro_server/server.py"
 AGENT = "agent/voice_agent/"
 
 # Error constructors and helpers: positional index of the ``code`` (and ``status``) argument.
-CODE_ARG = {"ProtocolError": 0, "RequestError": 1, "AgentError": 0, "BadRequest": 0, "BadMessage": 0,
-            "_check_unicode": 2, "refuse": 2, "ErrorEvent": 0}
+CODE_ARG = {
+    "ProtocolError": 0,
+    "RequestError": 1,
+    "AgentError": 0,
+    "BadRequest": 0,
+    "BadMessage": 0,
+    "_check_unicode": 2,
+    "refuse": 2,
+    "ErrorEvent": 0,
+}
 STATUS_ARG = {"RequestError": 0, "refuse": 1}
 PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 400
 
 # What reaches each interface. ``None`` takes the whole file.
 REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "loads"]
-MODEL_HTTP = {SERVER: ["_read_json", "invocations"], MESSAGES: REQUEST_FIELDS,
-              "container/kokoro_server/errors.py": ["classify"]}
-MODEL_SESSION = {SERVER: ["session"], "container/kokoro_server/session.py": None,
-                 MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
-                 "container/kokoro_server/errors.py": ["classify"]}
+MODEL_HTTP = {
+    SERVER: ["_read_json", "invocations"],
+    MESSAGES: REQUEST_FIELDS,
+    "container/kokoro_server/errors.py": ["classify"],
+}
+MODEL_SESSION = {
+    SERVER: ["session"],
+    "container/kokoro_server/session.py": None,
+    MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
+    "container/kokoro_server/errors.py": ["classify"],
+}
 AGENT_ANSWER = {AGENT + "llm.py": None, AGENT + "conversations.py": None, AGENT + "events.py": ["error_event"]}
 AGENT_SSE = {AGENT + "request.py": None, MESSAGES: ["parse_speed"], **AGENT_ANSWER}
-AGENT_WS = {AGENT + "conversation/messages.py": None, AGENT + "conversation/connection.py": None,
-            AGENT + "conversation/turn.py": None, **AGENT_ANSWER}
+AGENT_WS = {
+    AGENT + "conversation/messages.py": None,
+    AGENT + "conversation/connection.py": None,
+    AGENT + "conversation/turn.py": None,
+    **AGENT_ANSWER,
+}
 # A prompt message passes only text, voice and speed to parse_invocation: these two cannot happen there.
 NOT_FROM_PROMPT = {"bad_payload", "bad_session"}
 TTS_RAISERS = ["speech_protocol/speech_protocol", AGENT + "tts_client"]
@@ -68,8 +86,9 @@ def _scope_nodes(rel: str, functions: list[str] | None) -> list[ast.AST]:
     tree = _tree(rel)
     if functions is None:
         return [tree]
-    found = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and n.name in functions]
+    found = [
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in functions
+    ]
     assert {n.name for n in found} == set(functions), f"{rel} lost a function of {functions}"
     return found
 
@@ -161,7 +180,7 @@ def _table(heading: str) -> list[list[str]]:
     """The rows (cells, backticks stripped) of the first table under the ``## heading``."""
     text = DOC.read_text()
     start = text.index(f"\n## {heading}\n")
-    section = text[start + 1:].split("\n## ", 1)[0]
+    section = text[start + 1 :].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("|")]
     cells = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in rows]
     return cells[2:]  # past the header and its --- line
@@ -216,9 +235,12 @@ def test_agent_websocket_close_codes():
 
 
 def test_cli_exit_codes():
-    programs = {"deploy-model": _deploy_exit_codes(), "deploy-agent": _deploy_exit_codes(),
-                "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
-                "python -m bench": _exit_codes("bench/cli.py")}
+    programs = {
+        "deploy-model": _deploy_exit_codes(),
+        "deploy-agent": _deploy_exit_codes(),
+        "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
+        "python -m bench": _exit_codes("bench/cli.py"),
+    }
     rows = _table("CLI exit codes")
     for program, emitted in programs.items():
         documented = [int(row[1]) for row in rows if program in row[0].split(", ")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import asdict, dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from speech_protocol.messages import WordSpan
 from speech_protocol.transport import TtsError
@@ -104,7 +104,7 @@ class ErrorEvent:
     type: str = "error"
 
 
-AgentEvent = Union[TextDelta, PieceSent, AudioChunk, SpokenWords, PieceDone, Summary, ErrorEvent]
+AgentEvent = TextDelta | PieceSent | AudioChunk | SpokenWords | PieceDone | Summary | ErrorEvent
 _TYPES: dict[str, type] = {
     cls.type: cls  # type: ignore[misc]
     for cls in (TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent)

@@ -63,8 +63,9 @@ def _check_rtf(rtf: float) -> None:
 
 def _check_overhead(overhead_s: float) -> None:
     if usable_overhead(overhead_s) is None:  # and to Ready.piece_overhead_s
-        raise SegmentPolicyError(f"piece_overhead_s must be a number from 0 to {MAX_PIECE_OVERHEAD_S:g}, "
-                                 f"got {overhead_s!r}")
+        raise SegmentPolicyError(
+            f"piece_overhead_s must be a number from 0 to {MAX_PIECE_OVERHEAD_S:g}, got {overhead_s!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -177,8 +178,9 @@ def ramp_words(rtf: float, piece_overhead_s: float | None = None) -> int:
     return min(math.ceil(needed), MAX_RAMP_WORDS)
 
 
-def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy(),
-                    piece_overhead_s: float | None = None) -> SegmentPolicy:
+def adaptive_policy(
+    rtf: float | None, base: SegmentPolicy = SegmentPolicy(), piece_overhead_s: float | None = None
+) -> SegmentPolicy:
     """``base`` with its clause-cut length and ramp sized for a server of real-time factor ``rtf`` and
     cost per piece ``piece_overhead_s`` (None: ``PIECE_OVERHEAD_S``).
 
@@ -186,5 +188,10 @@ def adaptive_policy(rtf: float | None, base: SegmentPolicy = SegmentPolicy(),
     """
     if rtf is None:
         return base
-    return replace(base, first_piece_min_words=first_piece_words(rtf, piece_overhead_s),
-                   ramp_words=ramp_words(rtf, piece_overhead_s), rtf=rtf, piece_overhead_s=piece_overhead_s)
+    return replace(
+        base,
+        first_piece_min_words=first_piece_words(rtf, piece_overhead_s),
+        ramp_words=ramp_words(rtf, piece_overhead_s),
+        rtf=rtf,
+        piece_overhead_s=piece_overhead_s,
+    )

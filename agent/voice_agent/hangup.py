@@ -79,8 +79,7 @@ async def until_hangup(events: AsyncIterator[T], flag: threading.Event | None) -
     try:
         while True:
             following = asyncio.ensure_future(anext(events))
-            await asyncio.wait({following} | ({watcher} if watcher else set()),
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({following} | ({watcher} if watcher else set()), return_when=asyncio.FIRST_COMPLETED)
             if not following.done():  # the caller is gone
                 following.cancel()
                 await asyncio.gather(following, return_exceptions=True)

@@ -46,8 +46,7 @@ _CLAUSE_CUT = re.compile(f"(?:(?:[,;:]|\\s-+)[{re.escape(_CLOSERS)}]*(?= )|[–�
 # Others ("a.m.", "U.S.", "etc.") end one before a capital: "We left at 7 a.m. Then it rained."
 _NEVER_ENDS = frozenset(
     "mr mrs ms mx dr prof sr jr st mt ft gen col lt sgt capt cmdr adm gov sen rep rev hon pres "
-    "vs cf e.g i.e viz approx fig figs no nos vol vols ch sec eq eqs ref refs ed eds"
-    .split()
+    "vs cf e.g i.e viz approx fig figs no nos vol vols ch sec eq eqs ref refs ed eds".split()
 )
 _CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)}]")
 _FIRST_PIECE_CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)},;:\\-–—]")
@@ -59,8 +58,7 @@ _WORD = re.compile("[^\\W_][^\\s–—]*")
 # that open a phrase of their own; not "of", "to", "that", "as", which bind to the word before).
 _FUNCTION_WORDS = frozenset(
     "for in on at with from into about after before until while when where because and but or so if "
-    "since during through across without within near by"
-    .split()
+    "since during through across without within near by".split()
 )
 _FUNCTION_LOOKAHEAD = 3  # words after the cut that must hold no clause mark: "soon" (~0.1 s of LLM at 40 tok/s)
 _SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:–—]| -")
@@ -295,8 +293,9 @@ class Segmenter:
         words = list(_WORD.finditer(window))
         if words and not final and words[-1].end() == len(buf) - end:
             words.pop()  # this word may still grow ("day" -> "day,")
-        following = _words_to_natural_end([w.group() for w in words], final or len(buf) - end > len(window),
-                                          self._next_piece_floor())
+        following = _words_to_natural_end(
+            [w.group() for w in words], final or len(buf) - end > len(window), self._next_piece_floor()
+        )
         if following is None:
             return None
         return self._cut_wanted(self._words, following)
@@ -364,17 +363,20 @@ def natural_cut_after(word: str, next_word: str) -> bool:
     The benchmark's natural-cut lower bound (``bench.lower_bound``) allows only these cuts, so the agent's
     policy is compared with the best it could do without cutting inside a phrase.
     """
-    return bool(_SENTENCE_END_WORD.search(word) or _CLAUSE_END_WORD.search(word)
-                or word.endswith(("–", "—")) or next_word == "-" or next_word.startswith(("–", "—"))
-                or next_word.lower() in _FUNCTION_WORDS)
+    return bool(
+        _SENTENCE_END_WORD.search(word)
+        or _CLAUSE_END_WORD.search(word)
+        or word.endswith(("–", "—"))
+        or next_word == "-"
+        or next_word.startswith(("–", "—"))
+        or next_word.lower() in _FUNCTION_WORDS
+    )
 
 
 def _forced_cut(buf: str, start: int, limit: int) -> int:
     """Where a piece longer than ``limit`` is cut: last clause mark, else last space, else the limit."""
     window = buf[start : start + limit + 1]
-    last_clause = None
-    for last_clause in _CLAUSE_CUT.finditer(window):
-        pass
+    last_clause = next(reversed(list(_CLAUSE_CUT.finditer(window))), None)
     if last_clause is not None:
         return start + last_clause.end()
     space = window.rfind(" ")

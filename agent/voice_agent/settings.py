@@ -54,7 +54,9 @@ class TtsSettings:
             try:
                 server_urls(self.url or "")
             except ServerUrlError:
-                raise SettingsError("TTS_TRANSPORT=websocket needs TTS_URL (ws://, wss://, http:// or https://)") from None
+                raise SettingsError(
+                    "TTS_TRANSPORT=websocket needs TTS_URL (ws://, wss://, http:// or https://)"
+                ) from None
         if not self.voice.strip():
             raise SettingsError("TTS_VOICE must not be empty")
         try:
@@ -138,10 +140,19 @@ def settings_to_env(settings: AgentSettings) -> dict[str, str]:
     """The inverse of :func:`settings_from_env`: runs the same agent in another process (Python 3.12)."""
     tts, llm = settings.tts, settings.llm
     values = {
-        "TTS_TRANSPORT": tts.transport, "TTS_ENDPOINT_NAME": tts.endpoint_name, "TTS_REGION": tts.region,
-        "TTS_URL": tts.url, "TTS_VOICE": tts.voice, "TTS_SPEED": str(tts.speed), "TTS_TIMEOUT_S": str(tts.timeout_s),
-        "TTS_ENDPOINT_URL": tts.endpoint_url, "LLM_PROVIDER": llm.provider, "LLM_MODEL_ID": llm.model_id,
-        "LLM_BASE_URL": llm.base_url, "LLM_API_KEY": llm.api_key, "LLM_REPLY": llm.reply,
+        "TTS_TRANSPORT": tts.transport,
+        "TTS_ENDPOINT_NAME": tts.endpoint_name,
+        "TTS_REGION": tts.region,
+        "TTS_URL": tts.url,
+        "TTS_VOICE": tts.voice,
+        "TTS_SPEED": str(tts.speed),
+        "TTS_TIMEOUT_S": str(tts.timeout_s),
+        "TTS_ENDPOINT_URL": tts.endpoint_url,
+        "LLM_PROVIDER": llm.provider,
+        "LLM_MODEL_ID": llm.model_id,
+        "LLM_BASE_URL": llm.base_url,
+        "LLM_API_KEY": llm.api_key,
+        "LLM_REPLY": llm.reply,
         "LLM_TOKENS_PER_S": str(llm.tokens_per_s),
     }
     return {key: value for key, value in values.items() if value is not None}

@@ -82,4 +82,4 @@ def _host_of(url: re.Match[str]) -> str:
     body = url.group(0).strip("<>")
     address = body.rstrip(_URL_TRAILING)
     host = _HOST.search(address)
-    return (host.group(1) if host else "") + body[len(address):]
+    return (host.group(1) if host else "") + body[len(address) :]

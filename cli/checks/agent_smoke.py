@@ -66,10 +66,15 @@ def smoke_agent_url(url: str, prompt: str = SMOKE_PROMPT, timeout_s: float = 120
     http_base, _ = parse_base_url(url)
     started = time.monotonic()
     try:
-        with httpx.Client(timeout=timeout_s) as client, client.stream(
-            "POST", f"{http_base}/invocations", content=payload(prompt),
-            headers={"content-type": "application/json", "accept": "text/event-stream"},
-        ) as reply:
+        with (
+            httpx.Client(timeout=timeout_s) as client,
+            client.stream(
+                "POST",
+                f"{http_base}/invocations",
+                content=payload(prompt),
+                headers={"content-type": "application/json", "accept": "text/event-stream"},
+            ) as reply,
+        ):
             if reply.status_code != 200:
                 detail = f"HTTP {reply.status_code}: {reply.read()[:300]!r}"
                 check = CheckResult("agent", Outcome.FAILED, detail)

@@ -42,10 +42,15 @@ def check_http_invocations(http_base: str, voice: str | None, timeout_s: float =
     started = time.monotonic()
     name = "invocations"
     try:
-        with httpx.Client(timeout=timeout_s) as client, client.stream(
-            "POST", f"{http_base}/invocations", content=request_body(voice),
-            headers={"content-type": "application/json"},
-        ) as reply:
+        with (
+            httpx.Client(timeout=timeout_s) as client,
+            client.stream(
+                "POST",
+                f"{http_base}/invocations",
+                content=request_body(voice),
+                headers={"content-type": "application/json"},
+            ) as reply,
+        ):
             body = bytearray()
             for chunk in reply.iter_bytes():
                 body += chunk

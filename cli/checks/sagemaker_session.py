@@ -32,8 +32,16 @@ async def _check_here(endpoint: str, region: str, voice: str | None, endpoint_ur
 
 
 def check_command(python: Path, endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> list[str]:
-    return [str(python), "-m", "cli.checks.sagemaker_session", endpoint, "--region", region,
-            *(["--voice", voice] if voice else []), *(["--endpoint-url", endpoint_url] if endpoint_url else [])]
+    return [
+        str(python),
+        "-m",
+        "cli.checks.sagemaker_session",
+        endpoint,
+        "--region",
+        region,
+        *(["--voice", voice] if voice else []),
+        *(["--endpoint-url", endpoint_url] if endpoint_url else []),
+    ]
 
 
 async def _check_in(python: Path, *args: Any) -> CheckResult:
@@ -47,7 +55,9 @@ async def _check_in(python: Path, *args: Any) -> CheckResult:
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        return CheckResult("session", Outcome.FAILED, f"the check in {python} gave no result in {CHECK_TIMEOUT_S:.0f} s")
+        return CheckResult(
+            "session", Outcome.FAILED, f"the check in {python} gave no result in {CHECK_TIMEOUT_S:.0f} s"
+        )
     lines = out.decode(errors="replace").strip().splitlines()
     try:
         found = json.loads(lines[-1])

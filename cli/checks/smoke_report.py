@@ -8,7 +8,7 @@ checking each path on its own.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from cli.common.errors import VerifyFailed
@@ -21,7 +21,7 @@ SMOKE_TEXT = "The deployment works."  # one short sentence: about 1.5 s of speec
 MIN_AUDIO_S = 0.3  # a spoken sentence is seconds long; less than this is silence or a stub
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"  # the check cannot run here (e.g. no SageMaker streaming client); said loudly

@@ -105,8 +105,9 @@ class Boto3Aws:
             raise PrerequisiteMissing(f"AWS profile {profile!r} not found", fix=CREDENTIALS_FIX) from err
         if not self._session.region_name:
             if self._session.get_credentials() is None:
-                raise PrerequisiteMissing("no AWS region configured and no AWS credentials found",
-                                          fix=f"{REGION_FIX}; and {CREDENTIALS_FIX}")
+                raise PrerequisiteMissing(
+                    "no AWS region configured and no AWS credentials found", fix=f"{REGION_FIX}; and {CREDENTIALS_FIX}"
+                )
             raise PrerequisiteMissing("no AWS region configured", fix=REGION_FIX)
         self.region: str = self._session.region_name
 
@@ -119,9 +120,7 @@ class Boto3Aws:
         except NoCredentialsError as err:
             raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
         except _BOTO_FAILURES as err:
-            raise PrerequisiteMissing(
-                f"AWS credentials were refused: {_reason(err)}", fix=CREDENTIALS_FIX
-            ) from err
+            raise PrerequisiteMissing(f"AWS credentials were refused: {_reason(err)}", fix=CREDENTIALS_FIX) from err
         return Identity(account=who["Account"], arn=who["Arn"], region=self.region)
 
     def stack(self, name: str) -> StackState | None:
@@ -157,17 +156,18 @@ class Boto3Aws:
     def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes:
         runtime = self._client("sagemaker-runtime", _INVOKE)
         with _translated(f"InvokeEndpoint {name}"):
-            reply = runtime.invoke_endpoint(
-                EndpointName=name, Body=body, ContentType="application/json", Accept=accept
-            )
+            reply = runtime.invoke_endpoint(EndpointName=name, Body=body, ContentType="application/json", Accept=accept)
             return reply["Body"].read()
 
     def invoke_agent_runtime(self, arn: str, session_id: str, payload: bytes) -> Iterator[str]:
         agentcore = self._client("bedrock-agentcore", _INVOKE)
         with _translated("InvokeAgentRuntime"):
             reply = agentcore.invoke_agent_runtime(
-                agentRuntimeArn=arn, runtimeSessionId=session_id, payload=payload,
-                contentType="application/json", accept="text/event-stream",
+                agentRuntimeArn=arn,
+                runtimeSessionId=session_id,
+                payload=payload,
+                contentType="application/json",
+                accept="text/event-stream",
             )
             for raw in reply["response"].iter_lines():
                 yield raw.decode("utf-8", errors="replace")
@@ -179,8 +179,11 @@ def failure_reasons(events: list[Mapping]) -> list[str]:
     for event in events:
         status = event.get("ResourceStatus", "")
         reason = event.get("ResourceStatusReason") or ""
-        if event.get("ResourceType") == "AWS::CloudFormation::Stack" and status.endswith("_IN_PROGRESS") \
-                and "User Initiated" in reason:
+        if (
+            event.get("ResourceType") == "AWS::CloudFormation::Stack"
+            and status.endswith("_IN_PROGRESS")
+            and "User Initiated" in reason
+        ):
             break
         if status.endswith("_FAILED") and "cancelled" not in reason.lower():
             failures.append(f"{event.get('LogicalResourceId')} ({event.get('ResourceType')}): {reason}")

@@ -64,8 +64,13 @@ class Console:
         if error.fix:
             self.err.print(Text(f"fix: {error.fix}", style="cyan"))
         if self.json_mode:
-            body = {"type": type(error).__name__, "message": error.message, "fix": error.fix,
-                    "details": list(error.details), "exit_code": int(error.exit_code)}
+            body = {
+                "type": type(error).__name__,
+                "message": error.message,
+                "fix": error.fix,
+                "details": list(error.details),
+                "exit_code": int(error.exit_code),
+            }
             sys.stdout.write(json.dumps({"ok": False, "error": body}, indent=2) + "\n")
         return error.exit_code
 

@@ -63,11 +63,19 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) ->
     report = smoke_runtime(aws, runtime_arn)
     print_progress(console, report)
     result = {
-        "stack": stack, "status": state.status, "region": identity.region, "account": identity.account,
-        "runtime_arn": runtime_arn, "runtime_id": state.outputs.get("RuntimeId", ""), "endpoint_name": endpoint,
-        "template": str(template), "smoke": report.to_json(),
-        "next": [f"deploy-agent --region {identity.region} smoke",
-                 f"deploy-agent invoke {runtime_arn} --prompt '{SMOKE_PROMPT}' --out answer"],
+        "stack": stack,
+        "status": state.status,
+        "region": identity.region,
+        "account": identity.account,
+        "runtime_arn": runtime_arn,
+        "runtime_id": state.outputs.get("RuntimeId", ""),
+        "endpoint_name": endpoint,
+        "template": str(template),
+        "smoke": report.to_json(),
+        "next": [
+            f"deploy-agent --region {identity.region} smoke",
+            f"deploy-agent invoke {runtime_arn} --prompt '{SMOKE_PROMPT}' --out answer",
+        ],
     }
     rows = [(k, str(result[k])) for k in ("stack", "region", "runtime_arn", "runtime_id", "endpoint_name")]
     console.result(result, rows=rows + [("next", line) for line in result["next"]], title="deployed")

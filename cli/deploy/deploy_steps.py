@@ -60,8 +60,10 @@ def synth(run: RunOptions, console: Console, stack: str, out_dir: str) -> Path |
 def deploy_call(run: RunOptions, stack: str, assembly_dir: str) -> CdkCall:
     """The ``cdk deploy`` of an already synthesized assembly (also what ``--dry-run`` prints)."""
     return cdk_command.deploy(
-        replace(run.cdk_target(), app=assembly_dir), stack,
-        approve_all=run.assume_yes or run.unattended, outputs_file=f"{assembly_dir}/outputs.json",
+        replace(run.cdk_target(), app=assembly_dir),
+        stack,
+        approve_all=run.assume_yes or run.unattended,
+        outputs_file=f"{assembly_dir}/outputs.json",
         direct=run.direct,
     )
 
@@ -76,8 +78,7 @@ def deploy(run: RunOptions, console: Console, aws: AwsApi, stack: str, assembly_
         if result.returncode == 0:
             raise
         state = None  # cdk already failed: its own reasons say more than a failed read-back
-    if result.returncode != 0 or state is None or not state.status.endswith("_COMPLETE") \
-            or "ROLLBACK" in state.status:
+    if result.returncode != 0 or state is None or not state.status.endswith("_COMPLETE") or "ROLLBACK" in state.status:
         reasons = aws.stack_failures(stack) if state is not None else []
         raise DeployFailed(
             f"deploying {stack} failed" + (f" (stack {state.status})" if state else ""),

@@ -65,9 +65,15 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str, *,
         console.note("smoke test skipped (--skip-smoke): `deploy-model smoke` runs it")
         report = None
     result = {
-        "stack": stack, "status": state.status, "region": identity.region, "account": identity.account,
-        "endpoint_name": endpoint, "endpoint_arn": state.outputs.get("EndpointArn", ""),
-        "template": str(template), "smoke": report, "next": _usage(identity.region, endpoint),
+        "stack": stack,
+        "status": state.status,
+        "region": identity.region,
+        "account": identity.account,
+        "endpoint_name": endpoint,
+        "endpoint_arn": state.outputs.get("EndpointArn", ""),
+        "template": str(template),
+        "smoke": report,
+        "next": _usage(identity.region, endpoint),
     }
     rows = [(k, str(result[k])) for k in ("stack", "region", "endpoint_name", "endpoint_arn")]
     rows += [("next", line) for line in result["next"]]
@@ -80,12 +86,17 @@ def outputs(run: RunOptions, console: Console, connect: Connect) -> None:
     endpoint_name = state.outputs.get("EndpointName", run.settings.endpoint_name)
     endpoint = aws.endpoint(endpoint_name)
     result = {
-        "stack": state.name, "status": state.status, "outputs": dict(state.outputs),
+        "stack": state.name,
+        "status": state.status,
+        "outputs": dict(state.outputs),
         "endpoint_status": endpoint.status if endpoint else "missing",
         "endpoint_failure_reason": endpoint.failure_reason if endpoint else None,
     }
-    rows = [("stack", f"{state.name} ({state.status})"), *state.outputs.items(),
-            ("endpoint", f"{endpoint_name}: {result['endpoint_status']}")]
+    rows = [
+        ("stack", f"{state.name} ({state.status})"),
+        *state.outputs.items(),
+        ("endpoint", f"{endpoint_name}: {result['endpoint_status']}"),
+    ]
     console.result(result, rows=rows, title="deployed now")
 
 

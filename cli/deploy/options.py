@@ -6,7 +6,7 @@ the stacks own the defaults (``stacks.settings.CONTEXT_KEYS``) and the help text
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -38,14 +38,14 @@ def flag_for(key: str) -> str:
     return f"--{key.replace('_', '-')}"
 
 
-Region = Annotated[Optional[str], context_option("region")]
-Account = Annotated[Optional[str], context_option("account")]
-ModelStackName = Annotated[Optional[str], context_option("model_stack_name")]
-AgentStackName = Annotated[Optional[str], context_option("agent_stack_name")]
-EndpointName = Annotated[Optional[str], context_option("endpoint_name")]
-Voice = Annotated[Optional[str], context_option("voice")]
+Region = Annotated[str | None, context_option("region")]
+Account = Annotated[str | None, context_option("account")]
+ModelStackName = Annotated[str | None, context_option("model_stack_name")]
+AgentStackName = Annotated[str | None, context_option("agent_stack_name")]
+EndpointName = Annotated[str | None, context_option("endpoint_name")]
+Voice = Annotated[str | None, context_option("voice")]
 Profile = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(help="AWS named profile (for boto3 and cdk).", rich_help_panel=SETTINGS_PANEL),
 ]
 DryRun = Annotated[
@@ -53,8 +53,9 @@ DryRun = Annotated[
 ]
 Yes = Annotated[
     bool,
-    typer.Option("--yes", "-y", help="No confirmation prompts (also approves cdk's security changes).",
-                 rich_help_panel=RUN_PANEL),
+    typer.Option(
+        "--yes", "-y", help="No confirmation prompts (also approves cdk's security changes).", rich_help_panel=RUN_PANEL
+    ),
 ]
 Json = Annotated[
     bool,
@@ -62,28 +63,42 @@ Json = Annotated[
 ]
 Bootstrap = Annotated[
     bool,
-    typer.Option("--bootstrap", help="Run `cdk bootstrap` first when the environment is not bootstrapped.",
-                 rich_help_panel=RUN_PANEL),
+    typer.Option(
+        "--bootstrap",
+        help="Run `cdk bootstrap` first when the environment is not bootstrapped.",
+        rich_help_panel=RUN_PANEL,
+    ),
 ]
 Direct = Annotated[
     bool,
-    typer.Option("--direct", help="Deploy without a CloudFormation change set (cdk deploy --method direct); "
-                 "local AWS emulators such as moto need it, as they drop a change set's outputs.",
-                 rich_help_panel=RUN_PANEL),
+    typer.Option(
+        "--direct",
+        help="Deploy without a CloudFormation change set (cdk deploy --method direct); "
+        "local AWS emulators such as moto need it, as they drop a change set's outputs.",
+        rich_help_panel=RUN_PANEL,
+    ),
 ]
 OutDir = Annotated[
-    Optional[str],
-    typer.Option(help="Cloud assembly directory: synth writes it, deploy deploys it (default: the "
-                 "project's cdk.out).", rich_help_panel=RUN_PANEL, show_default=False),
+    str | None,
+    typer.Option(
+        help="Cloud assembly directory: synth writes it, deploy deploys it (default: the project's cdk.out).",
+        rich_help_panel=RUN_PANEL,
+        show_default=False,
+    ),
 ]
 CdkBin = Annotated[
     str,
-    typer.Option(envvar="CDK_BIN", help="The CDK CLI to run (default: the project's pinned one).",
-                 rich_help_panel=RUN_PANEL, show_default=False),
+    typer.Option(
+        envvar="CDK_BIN",
+        help="The CDK CLI to run (default: the project's pinned one).",
+        rich_help_panel=RUN_PANEL,
+        show_default=False,
+    ),
 ]
 DockerBin = Annotated[
     str,
-    typer.Option(envvar="CDK_DOCKER", help="Docker command, as cdk itself reads it from CDK_DOCKER.",
-                 rich_help_panel=RUN_PANEL),
+    typer.Option(
+        envvar="CDK_DOCKER", help="Docker command, as cdk itself reads it from CDK_DOCKER.", rich_help_panel=RUN_PANEL
+    ),
 ]
 DEFAULT_CDK_BIN = str(PINNED_CDK)

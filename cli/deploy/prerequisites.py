@@ -34,7 +34,9 @@ def check_cdk(cdk_bin: str) -> Finding:
     if not (os.path.isfile(cdk_bin) and os.access(cdk_bin, os.X_OK)) and shutil.which(cdk_bin) is None:
         return Finding("cdk", False, f"CDK CLI not found at {cdk_bin}", fix)
     if shutil.which("node") is None:
-        return Finding("cdk", False, "Node.js (node) is not on PATH", "install Node.js 22 or 24 (its npm runs ./setup.sh)")
+        return Finding(
+            "cdk", False, "Node.js (node) is not on PATH", "install Node.js 22 or 24 (its npm runs ./setup.sh)"
+        )
     return Finding("cdk", True, cdk_bin)
 
 
@@ -44,7 +46,10 @@ def check_docker(docker_bin: str, needed_for: str, avoid_with: str) -> Finding:
     try:
         probe = subprocess.run(
             [docker_bin, "info", "--format", "{{.ServerVersion}}"],
-            capture_output=True, text=True, timeout=DOCKER_TIMEOUT_S, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=DOCKER_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
         )
     except (FileNotFoundError, PermissionError):
         return Finding("docker", False, f"{needed_for} needs Docker; {docker_bin!r} is not installed", fix)
@@ -75,8 +80,12 @@ def check_bootstrap(aws: AwsApi, identity: Identity) -> Finding:
         return Finding("bootstrap", False, err.message, "check the credentials' CloudFormation permissions")
     if stack is None or stack.status not in USABLE_STACK_STATES:
         state = "missing" if stack is None else stack.status
-        return Finding("bootstrap", False, f"{env} is not bootstrapped ({BOOTSTRAP_STACK}: {state})",
-                       "rerun with --bootstrap, or run `cdk bootstrap " + env + "`")
+        return Finding(
+            "bootstrap",
+            False,
+            f"{env} is not bootstrapped ({BOOTSTRAP_STACK}: {state})",
+            "rerun with --bootstrap, or run `cdk bootstrap " + env + "`",
+        )
     return Finding("bootstrap", True, f"{env} ({stack.status})")
 
 

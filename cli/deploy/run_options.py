@@ -39,8 +39,11 @@ class RunOptions:
 
     def cdk_target(self) -> CdkTarget:
         return CdkTarget(
-            context=self.context, region=self.region, profile=self.profile,
-            unattended=self.unattended, cdk_bin=self.cdk_bin,
+            context=self.context,
+            region=self.region,
+            profile=self.profile,
+            unattended=self.unattended,
+            cdk_bin=self.cdk_bin,
         )
 
 

@@ -15,9 +15,9 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import httpx
 import typer
@@ -44,27 +44,36 @@ from voice_agent.settings import (
 ANSWER_TIMEOUT_S = 300.0
 
 
-class LlmChoice(str, Enum):
+class LlmChoice(StrEnum):
     bedrock = "bedrock"
     openai = "openai"
     scripted = "scripted"
 
 
-class EngineChoice(str, Enum):
+class EngineChoice(StrEnum):
     onnx = "onnx"
     torch = "torch"
 
 
-Prompt = Annotated[Optional[str], typer.Option(help="Ask this one question, write --out, and exit.")]
+Prompt = Annotated[str | None, typer.Option(help="Ask this one question, write --out, and exit.")]
 Out = Annotated[Path, typer.Option(help="Folder for answer.wav and report.json.")]
 VoiceName = Annotated[str, typer.Option(help="Kokoro voice, e.g. af_heart, am_michael, bf_emma.")]
 Speed = Annotated[float, typer.Option(help="Speaking rate, 0.5 to 2.0.")]
 
 
 def local_settings(
-    model_url: str | None, llm: LlmChoice | None, reply: str, tokens_per_s: float,
-    llm_model_id: str | None, llm_base_url: str | None, region: str | None, voice: str, speed: float,
-    *, tts_endpoint: str | None = None, tts_endpoint_url: str | None = None,
+    model_url: str | None,
+    llm: LlmChoice | None,
+    reply: str,
+    tokens_per_s: float,
+    llm_model_id: str | None,
+    llm_base_url: str | None,
+    region: str | None,
+    voice: str,
+    speed: float,
+    *,
+    tts_endpoint: str | None = None,
+    tts_endpoint_url: str | None = None,
 ) -> AgentSettings:
     """The agent's settings from the command's options; no LLM configured means the scripted reply.
 
@@ -81,8 +90,14 @@ def local_settings(
     try:
         return AgentSettings(
             tts=TtsSettings(**tts, voice=voice, speed=speed),
-            llm=LlmSettings(provider=provider.value, model_id=llm_model_id, base_url=llm_base_url,
-                            region=region, reply=reply, tokens_per_s=tokens_per_s),
+            llm=LlmSettings(
+                provider=provider.value,
+                model_id=llm_model_id,
+                base_url=llm_base_url,
+                region=region,
+                reply=reply,
+                tokens_per_s=tokens_per_s,
+            ),
         )
     except SettingsError as err:
         raise UsageError(str(err)) from None
@@ -101,9 +116,12 @@ def _payload(prompt: str, voice: str | None, speed: float | None) -> dict:
 def _url_lines(url: str, payload: dict) -> Iterator[Iterator[str]]:
     http_base, _ = parse_base_url(url)
     try:
-        with httpx.Client(timeout=httpx.Timeout(ANSWER_TIMEOUT_S, connect=10.0)) as client, client.stream(
-            "POST", f"{http_base}/invocations", json=payload, headers={"accept": "text/event-stream"}
-        ) as reply:
+        with (
+            httpx.Client(timeout=httpx.Timeout(ANSWER_TIMEOUT_S, connect=10.0)) as client,
+            client.stream(
+                "POST", f"{http_base}/invocations", json=payload, headers={"accept": "text/event-stream"}
+            ) as reply,
+        ):
             if reply.status_code != 200:
                 body = reply.read()[:300].decode("utf-8", errors="replace")
                 raise VerifyFailed(f"the agent at {http_base} answered HTTP {reply.status_code}: {body}")
@@ -138,20 +156,30 @@ def _report(console: Console, answer: AnswerRecording, out: Path) -> None:
 def local(
     prompt: Prompt = None,
     out: Out = Path("out/agent-local"),
-    model_url: Annotated[Optional[str], typer.Option(help="A running model server; default: start one.")] = None,
+    model_url: Annotated[str | None, typer.Option(help="A running model server; default: start one.")] = None,
     engine: Annotated[EngineChoice, typer.Option(help="Engine of the model server started here.")] = EngineChoice.onnx,
-    llm: Annotated[Optional[LlmChoice], typer.Option(help="LLM provider; default: scripted unless an LLM is given.")] = None,
+    llm: Annotated[
+        LlmChoice | None, typer.Option(help="LLM provider; default: scripted unless an LLM is given.")
+    ] = None,
     reply: Annotated[str, typer.Option(help="What the scripted LLM says.")] = DEFAULT_SCRIPTED_REPLY,
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed, words per second.")] = 20.0,
-    llm_model_id: Annotated[Optional[str], typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
-    llm_base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible server URL.")] = None,
-    region: Annotated[Optional[str], typer.Option(help="AWS region for Bedrock and --tts-endpoint.")] = None,
-    tts_endpoint: Annotated[Optional[str], typer.Option(
-        help="Speak through this SageMaker endpoint's bidirectional stream (the deployed path) "
-             "instead of a local model server.")] = None,
-    tts_endpoint_url: Annotated[Optional[str], typer.Option(
-        help="The SageMaker runtime for --tts-endpoint, e.g. the local emulator "
-             "(python -m devtools.sagemaker_emulator); default: AWS's.")] = None,
+    llm_model_id: Annotated[str | None, typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
+    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    region: Annotated[str | None, typer.Option(help="AWS region for Bedrock and --tts-endpoint.")] = None,
+    tts_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Speak through this SageMaker endpoint's bidirectional stream (the deployed path) "
+            "instead of a local model server."
+        ),
+    ] = None,
+    tts_endpoint_url: Annotated[
+        str | None,
+        typer.Option(
+            help="The SageMaker runtime for --tts-endpoint, e.g. the local emulator "
+            "(python -m devtools.sagemaker_emulator); default: AWS's."
+        ),
+    ] = None,
     voice: VoiceName = "af_heart",
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
@@ -170,15 +198,30 @@ def local(
         if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
-        settings = local_settings(model_url, llm, reply, tokens_per_s, llm_model_id, llm_base_url, region, voice, speed,
-                                  tts_endpoint=tts_endpoint, tts_endpoint_url=tts_endpoint_url)
-        speech = f"model server {model_url}" if tts_endpoint is None else (
-            f"SageMaker endpoint {tts_endpoint}" + (f" at {tts_endpoint_url}" if tts_endpoint_url else ""))
+        settings = local_settings(
+            model_url,
+            llm,
+            reply,
+            tokens_per_s,
+            llm_model_id,
+            llm_base_url,
+            region,
+            voice,
+            speed,
+            tts_endpoint=tts_endpoint,
+            tts_endpoint_url=tts_endpoint_url,
+        )
+        speech = (
+            f"model server {model_url}"
+            if tts_endpoint is None
+            else (f"SageMaker endpoint {tts_endpoint}" + (f" at {tts_endpoint_url}" if tts_endpoint_url else ""))
+        )
         # The SageMaker transport needs the 3.12-only SDK: on a 3.11 CLI the agent runs in .venv312.
         in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
         if web:
-            agent_url = stack.enter_context(agent_server_thread(create_app(settings), host, port) if in_process
-                                            else agent_server_process(settings))
+            agent_url = stack.enter_context(
+                agent_server_thread(create_app(settings), host, port) if in_process else agent_server_process(settings)
+            )
             console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
             serve_page(console, local_connect_url(agent_url), web_port, agent_url)
             return
@@ -190,8 +233,13 @@ def local(
                 os.execve(python, agent_command(python, host, port), env)  # the agent owns the process
             import uvicorn
 
-            uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
-                        timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+            uvicorn.run(
+                create_app(settings),
+                host=host,
+                port=port,
+                log_level="warning",
+                timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+            )
             return
         if in_process:
             agent_url = stack.enter_context(agent_server_thread(create_app(settings)))
@@ -205,15 +253,17 @@ def invoke(
     target: Annotated[str, typer.Argument(help="Agent URL (http://127.0.0.1:8080) or AgentCore runtime ARN.")],
     prompt: Annotated[str, typer.Option(help="The question.")],
     out: Out = Path("out/agent-invoke"),
-    voice: Annotated[Optional[str], typer.Option(help="Voice for this answer (default: the agent's).")] = None,
-    speed: Annotated[Optional[float], typer.Option(help="Speaking rate for this answer, 0.5 to 2.0.")] = None,
-    region: Annotated[Optional[str], typer.Option(help="Region of the runtime (default: from the ARN).")] = None,
-    profile: Annotated[Optional[str], typer.Option(help="AWS profile for a runtime ARN.")] = None,
+    voice: Annotated[str | None, typer.Option(help="Voice for this answer (default: the agent's).")] = None,
+    speed: Annotated[float | None, typer.Option(help="Speaking rate for this answer, 0.5 to 2.0.")] = None,
+    region: Annotated[str | None, typer.Option(help="Region of the runtime (default: from the ARN).")] = None,
+    profile: Annotated[str | None, typer.Option(help="AWS profile for a runtime ARN.")] = None,
 ) -> None:
     """Ask a running agent one question and write answer.wav and report.json."""
     console = Console()
     with console.reporting_errors():
         if not target.startswith(("arn:", "http://", "https://")):
-            raise UsageError(f"not an agent URL or runtime ARN: {target[:100]!r}",
-                             fix="give http://127.0.0.1:8080 or arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID")
+            raise UsageError(
+                f"not an agent URL or runtime ARN: {target[:100]!r}",
+                fix="give http://127.0.0.1:8080 or arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID",
+            )
         _report(console, ask(target, _payload(prompt, voice, speed), region, profile), out)

@@ -39,7 +39,13 @@ def _ping_ok(url: str) -> bool:
 
 @contextlib.contextmanager
 def ready_process(
-    command: list[str], url: str, *, env: dict[str, str], timeout_s: float, what: str, fix: str | None = None,
+    command: list[str],
+    url: str,
+    *,
+    env: dict[str, str],
+    timeout_s: float,
+    what: str,
+    fix: str | None = None,
     started: list[subprocess.Popen] | None = None,
 ) -> Iterator[str]:
     """Run ``command`` until ``url``/ping answers 200; yields ``url``; stops the process on exit.
@@ -59,8 +65,9 @@ def ready_process(
             if proc.poll() is not None or time.monotonic() > deadline:
                 child_processes.stop(proc, grace_s=0)
                 log.seek(0)
-                raise CommandFailed(f"{what} did not become ready", fix=fix,
-                                    details=tuple(log.read().strip().splitlines()[-10:]))
+                raise CommandFailed(
+                    f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
+                )
             time.sleep(0.25)
         yield url
     finally:
@@ -84,19 +91,36 @@ def model_server_process(
 
 @contextlib.contextmanager
 def model_server_child(
-    engine: str = "onnx", *extra_args: str, timeout_s: float = MODEL_SERVER_START_S, python: str = sys.executable,
+    engine: str = "onnx",
+    *extra_args: str,
+    timeout_s: float = MODEL_SERVER_START_S,
+    python: str = sys.executable,
     port: int | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """:func:`model_server_process`, also yielding the process (the soak samples its memory and files);
     ``port`` restarts a server where a killed one was."""
     port = port or free_port()
-    command = [python, "-m", "kokoro_server", "--host", "127.0.0.1", "--port", str(port), "--engine", engine,
-               *extra_args]
+    command = [
+        python,
+        "-m",
+        "kokoro_server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--engine",
+        engine,
+        *extra_args,
+    ]
     started: list[subprocess.Popen] = []
     with ready_process(
-        command, f"http://127.0.0.1:{port}", env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout_s=timeout_s,
+        command,
+        f"http://127.0.0.1:{port}",
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout_s=timeout_s,
         what=f"the local model server ({' '.join(command[1:4])})",
-        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090", started=started,
+        fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
+        started=started,
     ) as url:
         yield url, started[0]
 

@@ -21,8 +21,21 @@ AGENT_START_S = 120.0  # strands and the SDK import in seconds (more on a loaded
 
 
 def agent_command(python: Path, host: str, port: int) -> list[str]:
-    return [str(python), "-m", "uvicorn", "--factory", "main:app_from_env", "--app-dir",
-            str(agent_python.REPO / "agent"), "--host", host, "--port", str(port), "--log-level", "warning"]
+    return [
+        str(python),
+        "-m",
+        "uvicorn",
+        "--factory",
+        "main:app_from_env",
+        "--app-dir",
+        str(agent_python.REPO / "agent"),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
 
 
 def agent_python_or_fail(python: Path | None = None) -> Path:
@@ -38,6 +51,11 @@ def agent_server_process(settings: AgentSettings, python: Path | None = None) ->
     python = agent_python_or_fail(python)
     port = free_port()
     env = agent_python.subprocess_env(settings_to_env(settings))
-    with ready_process(agent_command(python, "127.0.0.1", port), f"http://127.0.0.1:{port}", env=env,
-                       timeout_s=AGENT_START_S, what=f"the agent under {python}") as url:
+    with ready_process(
+        agent_command(python, "127.0.0.1", port),
+        f"http://127.0.0.1:{port}",
+        env=env,
+        timeout_s=AGENT_START_S,
+        what=f"the agent under {python}",
+    ) as url:
         yield url

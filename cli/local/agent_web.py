@@ -7,7 +7,7 @@ signs with this machine's AWS credentials for each connection (the browser never
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -40,15 +40,18 @@ def presigner(region: str, profile: str | None) -> object:
 def region_of(runtime_arn: str) -> str:
     parts = runtime_arn.split(":")
     if len(parts) < 6 or parts[:3] != ["arn", "aws", "bedrock-agentcore"] or not parts[3]:
-        raise UsageError(f"not an AgentCore runtime ARN: {runtime_arn[:100]!r}",
-                         fix="give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID (deploy-agent outputs)")
+        raise UsageError(
+            f"not an AgentCore runtime ARN: {runtime_arn[:100]!r}",
+            fix="give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID (deploy-agent outputs)",
+        )
     return parts[3]
 
 
 def web(
     ctx: typer.Context,
-    runtime_arn: Annotated[Optional[str], typer.Argument(
-        help="The runtime to talk to (default: RuntimeArn from the agent stack's outputs).")] = None,
+    runtime_arn: Annotated[
+        str | None, typer.Argument(help="The runtime to talk to (default: RuntimeArn from the agent stack's outputs).")
+    ] = None,
     port: WebPort = DEFAULT_WEB_PORT,
 ) -> None:
     """Talk to the deployed agent from a browser: serves the conversation page on 127.0.0.1."""
@@ -57,7 +60,9 @@ def web(
             outputs = deploy_steps.stack_state(state.connect(), state.run.settings.agent_stack_name).outputs
             runtime_arn = outputs.get("RuntimeArn") or ""
             if not runtime_arn:
-                raise UsageError("the agent stack has no RuntimeArn output",
-                                 fix="deploy it first (deploy-agent), or give the runtime ARN: deploy-agent web ARN")
+                raise UsageError(
+                    "the agent stack has no RuntimeArn output",
+                    fix="deploy it first (deploy-agent), or give the runtime ARN: deploy-agent web ARN",
+                )
         signer = presigner(region_of(runtime_arn), state.run.profile)
         serve_page(state.console, runtime_connect_url(signer, runtime_arn), port, runtime_arn)

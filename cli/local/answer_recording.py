@@ -158,8 +158,10 @@ def timeline(answer: AnswerRecording) -> list[str]:
     lines = [f"first audio {t(answer.ttfa_s)}   audio {answer.audio_s:.2f}s   total {t(answer.total_s)}"]
     for piece in answer.pieces.values():
         text = piece.text if len(piece.text) <= 48 else piece.text[:45] + "..."
-        lines.append(f"  {piece.id:>4} sent {t(piece.sent_s)} audio {t(piece.first_audio_s)} "
-                     f"done {t(piece.done_s)} {piece.audio_s:5.2f}s  {text}")
+        lines.append(
+            f"  {piece.id:>4} sent {t(piece.sent_s)} audio {t(piece.first_audio_s)} "
+            f"done {t(piece.done_s)} {piece.audio_s:5.2f}s  {text}"
+        )
     if answer.error:
         lines.append(f"error {answer.error.code}: {answer.error.message}")
     return lines

@@ -51,21 +51,32 @@ def page_app(connect_url: ConnectUrl) -> Starlette:
     async def connect(request: Request) -> Response:
         session = request.query_params.get("session", "")
         if not _SESSION.fullmatch(session):
-            return JSONResponse({"error": {"code": "bad_session", "message": (
-                "session must be 33-256 letters, digits, '-' or '_' (reload the page for a new one)")}},
-                status_code=400)
+            return JSONResponse(
+                {
+                    "error": {
+                        "code": "bad_session",
+                        "message": (
+                            "session must be 33-256 letters, digits, '-' or '_' (reload the page for a new one)"
+                        ),
+                    }
+                },
+                status_code=400,
+            )
         try:
             url = connect_url(session)
         except Exception as err:  # no credentials, expired profile: the page shows this line
-            return JSONResponse({"error": {"code": "connect_failed", "message": f"{type(err).__name__}: {err}"}},
-                                status_code=502)
+            return JSONResponse(
+                {"error": {"code": "connect_failed", "message": f"{type(err).__name__}: {err}"}}, status_code=502
+            )
         return JSONResponse({"url": url})
 
-    return Starlette(routes=[
-        Route("/", _static("index.html", "text/html")),
-        Route("/conversation.js", _static("conversation.js", "text/javascript")),
-        Route("/connect", connect),
-    ])
+    return Starlette(
+        routes=[
+            Route("/", _static("index.html", "text/html")),
+            Route("/conversation.js", _static("conversation.js", "text/javascript")),
+            Route("/connect", connect),
+        ]
+    )
 
 
 __all__ = ["PAGE_DIR", "ConnectUrl", "local_connect_url", "page_app", "runtime_connect_url"]

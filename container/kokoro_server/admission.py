@@ -110,5 +110,9 @@ class Admission:
 
     def snapshot(self) -> dict:
         rtf = self.speed.rtf
-        return {"listeners": self._listeners, "capacity": self.capacity,
-                "rtf": None if rtf is None else round(rtf, 3), "renders": self.speed.renders}
+        return {
+            "listeners": self._listeners,
+            "capacity": self.capacity,
+            "rtf": None if rtf is None else round(rtf, 3),
+            "renders": self.speed.renders,
+        }

@@ -84,7 +84,9 @@ class ModelAssets:
         path = self.voices[name]
         data = np.fromfile(path, dtype="<f4")
         if data.size != int(np.prod(VOICE_SHAPE)):
-            raise AssetError(path, f"voice file has {data.size} floats, not {int(np.prod(VOICE_SHAPE))}", None, FIX_OFFLINE)
+            raise AssetError(
+                path, f"voice file has {data.size} floats, not {int(np.prod(VOICE_SHAPE))}", None, FIX_OFFLINE
+            )
         return data.reshape(VOICE_SHAPE)
 
 

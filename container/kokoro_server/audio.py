@@ -89,7 +89,11 @@ def streaming_wav_header(sample_rate: int = SAMPLE_RATE) -> bytes:
     unknown = 0xFFFFFFFF
     byte_rate = sample_rate * 2
     return (
-        b"RIFF" + struct.pack("<I", unknown) + b"WAVE"
-        + b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, byte_rate, 2, 16)
-        + b"data" + struct.pack("<I", unknown)
+        b"RIFF"
+        + struct.pack("<I", unknown)
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, byte_rate, 2, 16)
+        + b"data"
+        + struct.pack("<I", unknown)
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,7 @@ from kokoro_server.server import create_app
 from kokoro_server.settings import DEFAULT_VOICE, ServerSettings, offline_environment
 
 cli = typer.Typer(add_completion=False, help=__doc__)
-PathOpt = Optional[Path]
+PathOpt = Path | None
 
 
 @cli.command()
@@ -37,18 +37,34 @@ def serve(
     voices_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_VOICES_DIR")] = None,
     config: Annotated[PathOpt, typer.Option(envvar="KOKORO_CONFIG", help="Kokoro config.json.")] = None,
     assets_dir: Annotated[PathOpt, typer.Option(envvar="KOKORO_ASSETS_DIR")] = None,
-    warm_up_text: Annotated[str, typer.Option(envvar="KOKORO_WARM_UP_TEXT",
-                                              help="Spoken at start-up to warm and time the model.")] = WARM_UP_TEXT,
-    max_sessions: Annotated[Optional[int], typer.Option(
-        envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor.")] = None,
-    simulate_rtf: Annotated[float, typer.Option(
-        envvar="KOKORO_SIMULATE_RTF", help="Benchmarks only: synthesis takes at least this many seconds per second of audio synthesized, trimmed edge silence included (0 = off).")] = 0.0,
-    send_timeout: Annotated[float, typer.Option(
-        envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds.")] = 20.0,
-    header_timeout: Annotated[float, typer.Option(envvar="KOKORO_HEADER_TIMEOUT",
-                                                  help="Seconds a client has to send a request head.")] = 10.0,
-    max_connections: Annotated[int, typer.Option(envvar="KOKORO_MAX_CONNECTIONS",
-                                                 help="Open connections before requests get 503.")] = 512,
+    warm_up_text: Annotated[
+        str, typer.Option(envvar="KOKORO_WARM_UP_TEXT", help="Spoken at start-up to warm and time the model.")
+    ] = WARM_UP_TEXT,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            envvar="KOKORO_MAX_SESSIONS", help="Listeners at once; default: measured from the real-time factor."
+        ),
+    ] = None,
+    simulate_rtf: Annotated[
+        float,
+        typer.Option(
+            envvar="KOKORO_SIMULATE_RTF",
+            help="Benchmarks only: synthesis takes at least this many seconds per second of audio synthesized, trimmed edge silence included (0 = off).",
+        ),
+    ] = 0.0,
+    send_timeout: Annotated[
+        float,
+        typer.Option(
+            envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds."
+        ),
+    ] = 20.0,
+    header_timeout: Annotated[
+        float, typer.Option(envvar="KOKORO_HEADER_TIMEOUT", help="Seconds a client has to send a request head.")
+    ] = 10.0,
+    max_connections: Annotated[
+        int, typer.Option(envvar="KOKORO_MAX_CONNECTIONS", help="Open connections before requests get 503.")
+    ] = 512,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -56,15 +72,29 @@ def serve(
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = ServerSettings(
-            host=host, port=port, engine=engine, device=device, threads=threads, workers=workers,
-            voice=voice, trim=trim, warm_up_text=warm_up_text, header_timeout_s=header_timeout,
-            max_connections=max_connections, max_sessions=max_sessions, simulate_rtf=simulate_rtf,
+            host=host,
+            port=port,
+            engine=engine,
+            device=device,
+            threads=threads,
+            workers=workers,
+            voice=voice,
+            trim=trim,
+            warm_up_text=warm_up_text,
+            header_timeout_s=header_timeout,
+            max_connections=max_connections,
+            max_sessions=max_sessions,
+            simulate_rtf=simulate_rtf,
             send_timeout_s=send_timeout,
         )
         sock = listener.bind(settings.host, settings.port)  # before the model: a busy port fails at once
         resolved = model_assets.resolve(
-            settings.engine, onnx_model=onnx_model, torch_model=torch_model, voices_dir=voices_dir,
-            config=config, assets_dir=assets_dir,
+            settings.engine,
+            onnx_model=onnx_model,
+            torch_model=torch_model,
+            voices_dir=voices_dir,
+            config=config,
+            assets_dir=assets_dir,
         )
     except (ValueError, model_assets.AssetError, listener.PortInUse) as err:
         typer.echo(f"error: {err}", err=True)

@@ -53,5 +53,9 @@ def http_error_body(exc: BaseException) -> tuple[int, dict, dict[str, str]]:
 
 def session_error(exc: BaseException, utterance_id: str | None = None) -> Error:
     _status, code, message = classify(exc)
-    return Error(code=code, message=message, id=utterance_id or getattr(exc, "id", None),
-                 retry_after_s=getattr(exc, "retry_after_s", None))
+    return Error(
+        code=code,
+        message=message,
+        id=utterance_id or getattr(exc, "id", None),
+        retry_after_s=getattr(exc, "retry_after_s", None),
+    )

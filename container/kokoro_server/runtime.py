@@ -15,7 +15,6 @@ import asyncio
 import logging
 import time
 
-
 from kokoro_server.admission import Admission, SpeedMeter
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import load_backend
@@ -54,13 +53,22 @@ class SpeechRuntime:
         start = time.perf_counter()
         s = self.settings
         synthesizer = Synthesizer(
-            load_backend(s.engine, self.assets, s.device, s.threads), Phonemizer(), VoiceBank(self.assets),
-            default_voice=s.voice, trim=s.trim,
+            load_backend(s.engine, self.assets, s.device, s.threads),
+            Phonemizer(),
+            VoiceBank(self.assets),
+            default_voice=s.voice,
+            trim=s.trim,
         )
         self.pace = synthesizer.warm_up(s.warm_up_text, simulate_rtf=s.simulate_rtf)
         self.speed.baseline = self.pace.rtf
-        log.info("model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
-                 s.engine, s.device, time.perf_counter() - start, self.pace.rtf, self.pace.piece_overhead_s)
+        log.info(
+            "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
+            s.engine,
+            s.device,
+            time.perf_counter() - start,
+            self.pace.rtf,
+            self.pace.piece_overhead_s,
+        )
         return synthesizer
 
     async def load(self) -> None:
@@ -75,8 +83,7 @@ class SpeechRuntime:
 
     def _synth(self) -> Synthesizer:
         if self.synthesizer is None:
-            raise NotReady(f"model failed to load: {self.load_error}" if self.load_error
-                           else "model is loading")
+            raise NotReady(f"model failed to load: {self.load_error}" if self.load_error else "model is loading")
         return self.synthesizer
 
     def check_voice(self, voice: str | None) -> None:
@@ -84,8 +91,9 @@ class SpeechRuntime:
         synth = self._synth()
         synth.voices.get(voice or synth.default_voice)
 
-    async def plan(self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *,
-                   normalize: bool = True) -> list[Chunk]:
+    async def plan(
+        self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *, normalize: bool = True
+    ) -> list[Chunk]:
         synth = self._synth()
         return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 

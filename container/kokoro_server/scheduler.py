@@ -18,8 +18,9 @@ import itertools
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -69,9 +70,7 @@ class Scheduler:
             raise ValueError("workers must be at least 1")
         self._queue: queue.PriorityQueue[_Job | tuple[float, int, None]] = queue.PriorityQueue()
         self._seq = itertools.count()
-        self._threads = [
-            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)
-        ]
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)]
         for thread in self._threads:
             thread.start()
 

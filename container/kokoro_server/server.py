@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator, Awaitable, TypeVar
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -44,8 +45,7 @@ def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
 async def ping(request: Request) -> Response:
     runtime = _runtime(request)
     if runtime.ready:  # a busy server is healthy too: SageMaker must not replace it
-        return JSONResponse({"status": "ready", "engine": runtime.settings.engine,
-                             **runtime.admission.snapshot()})
+        return JSONResponse({"status": "ready", "engine": runtime.settings.engine, **runtime.admission.snapshot()})
     state = "failed" if runtime.load_error else "loading"
     return JSONResponse({"status": state}, status_code=503)
 

@@ -88,8 +88,14 @@ class Session:
         await self.ws.accept()
         voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
         pace = self.runtime.pace
-        await self.send(Ready(session=uuid.uuid4().hex[:12], voices=len(voices), rtf=pace.rtf if pace else None,
-                              piece_overhead_s=pace.piece_overhead_s if pace else None))
+        await self.send(
+            Ready(
+                session=uuid.uuid4().hex[:12],
+                voices=len(voices),
+                rtf=pace.rtf if pace else None,
+                piece_overhead_s=pace.piece_overhead_s if pace else None,
+            )
+        )
         speaker = asyncio.create_task(self._speak_all())
         try:
             await self._read_all(speaker)
@@ -122,13 +128,22 @@ class Session:
         if isinstance(item, ProtocolError):
             await self.send(session_error(item))
         elif self.closing:
-            await self.send(session_error(ProtocolError(
-                "session_closing", "the session is closing; open a new session for more speech",
-                getattr(item, "id", None))))
+            await self.send(
+                session_error(
+                    ProtocolError(
+                        "session_closing",
+                        "the session is closing; open a new session for more speech",
+                        getattr(item, "id", None),
+                    )
+                )
+            )
         elif isinstance(item, Synthesize):
             if self.queue.qsize() >= self.runtime.settings.max_pending:
-                await self.send(session_error(ProtocolError(
-                    "too_many_pending", "too many utterances queued in this session", item.id)))
+                await self.send(
+                    session_error(
+                        ProtocolError("too_many_pending", "too many utterances queued in this session", item.id)
+                    )
+                )
                 return
             try:  # a bad voice is answered at once, in message order, not when its turn comes
                 self.runtime.check_voice(item.voice)
@@ -201,7 +216,13 @@ class Session:
             samples += len(audio)
             self.clock.played(len(audio) / SAMPLE_RATE)
         await self.send(Words(utterance.id, timeline.spans()))
-        await self.send(End(
-            utterance.id, audio_s=round(samples / SAMPLE_RATE, 4), first_audio_s=round(first_audio_s, 4),
-            synth_s=round(synth_s, 4), queued_s=round(queued_s, 4), cancelled=utterance.cancelled,
-        ))
+        await self.send(
+            End(
+                utterance.id,
+                audio_s=round(samples / SAMPLE_RATE, 4),
+                first_audio_s=round(first_audio_s, 4),
+                synth_s=round(synth_s, 4),
+                queued_s=round(queued_s, 4),
+                cancelled=utterance.cancelled,
+            )
+        )

@@ -50,10 +50,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8443, help="port (SageMaker's is 8443; 0 picks a free one)")
     parser.add_argument("--container", type=container_base, required=True, help="the model container's base URL")
-    parser.add_argument("--ca-file", type=Path, default=None,
-                        help="where to write the throwaway CA's PEM (default: a new temporary folder)")
-    parser.add_argument("--open-timeout", type=float, default=2.0,
-                        help="seconds the container has to accept the WebSocket (the platform: ~0.25)")
+    parser.add_argument(
+        "--ca-file",
+        type=Path,
+        default=None,
+        help="where to write the throwaway CA's PEM (default: a new temporary folder)",
+    )
+    parser.add_argument(
+        "--open-timeout",
+        type=float,
+        default=2.0,
+        help="seconds the container has to accept the WebSocket (the platform: ~0.25)",
+    )
     args = parser.parse_args(argv)
     ca_file = args.ca_file or Path(tempfile.mkdtemp(prefix="sagemaker-emulator-")) / "ca.pem"
     settings = Settings(container=args.container, open_timeout_s=args.open_timeout)

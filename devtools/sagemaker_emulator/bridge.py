@@ -46,7 +46,9 @@ def request_problem(headers: dict[str, str]) -> wire.HttpError | None:
     if not headers.get("authorization", "").startswith("AWS4-HMAC-SHA256 "):
         return wire.HttpError(403, "MissingAuthenticationTokenException", "the request is not SigV4-signed")
     if headers.get("x-amz-content-sha256") != "STREAMING-AWS4-HMAC-SHA256-EVENTS":
-        return wire.HttpError(400, "InputValidationError", "x-amz-content-sha256 must be STREAMING-AWS4-HMAC-SHA256-EVENTS")
+        return wire.HttpError(
+            400, "InputValidationError", "x-amz-content-sha256 must be STREAMING-AWS4-HMAC-SHA256-EVENTS"
+        )
     if headers.get("content-type") != EVENT_STREAM:
         return wire.HttpError(400, "InputValidationError", f"content-type must be {EVENT_STREAM}")
     return None
@@ -100,18 +102,24 @@ class Bridge:
         url = container_url(self._settings, headers)
         try:
             ws = await websockets.connect(
-                url, open_timeout=self._settings.open_timeout_s, max_size=None,
-                ping_interval=self._settings.ping_interval_s, ping_timeout=5 * self._settings.ping_interval_s,
+                url,
+                open_timeout=self._settings.open_timeout_s,
+                max_size=None,
+                ping_interval=self._settings.ping_interval_s,
+                ping_timeout=5 * self._settings.ping_interval_s,
             )
         except (OSError, TimeoutError, websockets.InvalidHandshake) as err:
             refusal = wire.HttpError(424, "ModelError", f"the model container refused the WebSocket at {url}: {err}")
             return await self._port.respond(refusal.headers(), refusal.body())
         try:
-            await self._port.respond([
-                (":status", "200"), ("content-type", EVENT_STREAM),
-                ("x-amzn-invoked-production-variant", self._settings.variant),
-                ("x-amzn-requestid", str(uuid.uuid4())),
-            ])
+            await self._port.respond(
+                [
+                    (":status", "200"),
+                    ("content-type", EVENT_STREAM),
+                    ("x-amzn-invoked-production-variant", self._settings.variant),
+                    ("x-amzn-requestid", str(uuid.uuid4())),
+                ]
+            )
             await self._carry(ws)
         finally:
             with contextlib.suppress(Exception):

@@ -39,8 +39,9 @@ class StreamPort:
         view = memoryview(data)
         try:
             while view:
-                window = min(connection.h2.local_flow_control_window(self.stream_id),
-                             connection.h2.max_outbound_frame_size)
+                window = min(
+                    connection.h2.local_flow_control_window(self.stream_id), connection.h2.max_outbound_frame_size
+                )
                 if window <= 0:
                     await connection.window_opened(self.stream_id)
                     continue
@@ -76,8 +77,7 @@ class Http2Connection:
     async def window_opened(self, stream_id: int) -> None:
         async with self._window:
             await self._window.wait_for(
-                lambda: self._closed or stream_id not in self._tasks
-                or self.h2.local_flow_control_window(stream_id) > 0
+                lambda: self._closed or stream_id not in self._tasks or self.h2.local_flow_control_window(stream_id) > 0
             )
         if self._closed or stream_id not in self._tasks:
             raise StreamGone("the stream ended while waiting for the client's window")

@@ -42,8 +42,15 @@ async def _forward(settings: Settings, request: h11.Request, body: bytes) -> tup
     except httpx.HTTPError as err:
         return _error(424, "ModelError", {"Message": f"the model container did not answer: {err}"})
     if reply.status_code != 200:
-        return _error(424, "ModelError", {"Message": "Received client error from the model container",
-                                          "OriginalStatusCode": reply.status_code, "OriginalMessage": reply.text[:1000]})
+        return _error(
+            424,
+            "ModelError",
+            {
+                "Message": "Received client error from the model container",
+                "OriginalStatusCode": reply.status_code,
+                "OriginalMessage": reply.text[:1000],
+            },
+        )
     content_type = reply.headers.get("content-type", "application/octet-stream")
     return 200, [("content-type", content_type), ("x-amzn-invoked-production-variant", settings.variant)], reply.content
 

@@ -26,8 +26,11 @@ class HttpError:
     message: str
 
     def headers(self) -> list[tuple[str, str]]:
-        return [(":status", str(self.status)), ("content-type", "application/json"),
-                ("x-amzn-errortype", self.error_type)]
+        return [
+            (":status", str(self.status)),
+            ("content-type", "application/json"),
+            ("x-amzn-errortype", self.error_type),
+        ]
 
     def body(self) -> bytes:
         return json.dumps({"Message": self.message}).encode()
@@ -59,15 +62,23 @@ def request_part(envelope: Message) -> str | bytes | None:
 def payload_part(frame: str | bytes) -> bytes:
     """One container frame as a response part; the DataType says which kind of frame it was."""
     data, kind = (frame.encode(), TEXT) if isinstance(frame, str) else (frame, BINARY)
-    return encode({":message-type": "event", ":event-type": "PayloadPart",
-                   ":content-type": "application/octet-stream", "DataType": kind}, data)
+    return encode(
+        {
+            ":message-type": "event",
+            ":event-type": "PayloadPart",
+            ":content-type": "application/octet-stream",
+            "DataType": kind,
+        },
+        data,
+    )
 
 
 def stream_exception(exception_type: str, message: str, error_code: str) -> bytes:
     """A modelled mid-stream error (``ModelStreamError``, ``InternalStreamFailure``)."""
     body = json.dumps({"Message": message, "ErrorCode": error_code}).encode()
-    return encode({":message-type": "exception", ":exception-type": exception_type,
-                   ":content-type": "application/json"}, body)
+    return encode(
+        {":message-type": "exception", ":exception-type": exception_type, ":content-type": "application/json"}, body
+    )
 
 
 def stream_error(code: str, message: str) -> bytes:

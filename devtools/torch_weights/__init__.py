@@ -56,9 +56,9 @@ def module_of(scope: str) -> str:
 def _param_name(initializer: str) -> str | None:
     """The KModel name of a float initializer that kept its PyTorch name, else None."""
     if initializer.startswith("decoder.decoder."):
-        return "decoder." + initializer[len("decoder.decoder."):]
+        return "decoder." + initializer[len("decoder.decoder.") :]
     if initializer.startswith("encoder."):
-        return initializer[len("encoder."):]
+        return initializer[len("encoder.") :]
     return None
 
 
@@ -94,7 +94,7 @@ def _lstm(graph: _Graph, node) -> dict[str, np.ndarray]:
         out[f"weight_ih_l0{suffix}"] = gates(w.T)
         out[f"weight_hh_l0{suffix}"] = gates(r.T)
         out[f"bias_ih_l0{suffix}"] = gates(bias[d, : 4 * hidden])
-        out[f"bias_hh_l0{suffix}"] = gates(bias[d, 4 * hidden:])
+        out[f"bias_hh_l0{suffix}"] = gates(bias[d, 4 * hidden :])
     return out
 
 

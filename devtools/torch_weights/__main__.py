@@ -32,8 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     repo = Path(__file__).resolve().parents[2]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--onnx", type=Path, default=repo / "assets" / "kokoro-v1.0.int8.onnx")
-    parser.add_argument("--config", type=Path,
-                        default=repo / "container" / "kokoro_server" / "data" / "kokoro-82m-config.json")
+    parser.add_argument(
+        "--config", type=Path, default=repo / "container" / "kokoro_server" / "data" / "kokoro-82m-config.json"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:

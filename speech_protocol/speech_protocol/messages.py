@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Union
+from typing import Any
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2  # bytes per PCM16 sample
@@ -97,7 +97,7 @@ class Close:
     type: str = "close"
 
 
-ClientMessage = Union[Synthesize, Cancel, Close]
+ClientMessage = Synthesize | Cancel | Close
 
 
 def _check_unicode(name: str, value: str, code: str) -> None:
@@ -106,8 +106,9 @@ def _check_unicode(name: str, value: str, code: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise ProtocolError(code, f"field '{name}' holds {value[err.start]!r}, a lone surrogate; "
-                                  "send text as valid Unicode") from None
+        raise ProtocolError(
+            code, f"field '{name}' holds {value[err.start]!r}, a lone surrogate; send text as valid Unicode"
+        ) from None
 
 
 def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, float]:
@@ -121,9 +122,7 @@ def validate_synthesis_fields(obj: dict[str, Any]) -> tuple[str, str | None, flo
     if not text.strip():
         raise ProtocolError("empty_text", "field 'text' is empty")
     if len(text) > MAX_TEXT_CHARS:
-        raise ProtocolError(
-            "text_too_long", f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS}"
-        )
+        raise ProtocolError("text_too_long", f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS}")
     voice = obj.get("voice")
     if voice is not None and (not isinstance(voice, str) or not voice.strip()):
         raise ProtocolError("bad_voice", "field 'voice' must be a non-empty string")
@@ -316,7 +315,7 @@ class Error:
     type: str = "error"
 
 
-ServerEvent = Union[Ready, Start, Audio, Words, End, Error]
+ServerEvent = Ready | Start | Audio | Words | End | Error
 _EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
 
 

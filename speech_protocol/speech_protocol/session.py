@@ -111,8 +111,10 @@ class TtsSession:
             await self.__aexit__(None)
             pause = backoff_s(attempt, refusal.retry_after_s)
             if loop.time() + pause >= deadline:
-                raise TtsBusy(f"the model server stayed at capacity for {self._timeout_s:g} s "
-                              f"({attempt + 1} tries): {refusal.message}")
+                raise TtsBusy(
+                    f"the model server stayed at capacity for {self._timeout_s:g} s "
+                    f"({attempt + 1} tries): {refusal.message}"
+                )
             await asyncio.sleep(pause)
             self._decoder = StreamDecoder()
             attempt += 1
@@ -254,8 +256,12 @@ MAX_PIECE_OVERHEAD_S = 10.0
 def usable_overhead(overhead_s: object) -> float | None:
     """Ready.piece_overhead_s if it is a finite number in [0, MAX_PIECE_OVERHEAD_S], else None (the
     client's own default): a sizing hint, like ``rtf``, never a reason to refuse a server."""
-    if (isinstance(overhead_s, bool) or not isinstance(overhead_s, (int, float)) or not math.isfinite(overhead_s)
-            or not 0 <= overhead_s <= MAX_PIECE_OVERHEAD_S):
+    if (
+        isinstance(overhead_s, bool)
+        or not isinstance(overhead_s, (int, float))
+        or not math.isfinite(overhead_s)
+        or not 0 <= overhead_s <= MAX_PIECE_OVERHEAD_S
+    ):
         return None
     return float(overhead_s)
 

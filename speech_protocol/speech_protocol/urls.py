@@ -30,9 +30,7 @@ def server_urls(url: str) -> ServerUrls:
     """Both addresses of the server at ``url`` (http://, https://, ws:// or wss://, with a host)."""
     parts = urlsplit(url.strip())
     if parts.scheme not in WS_SCHEMES or not parts.hostname:
-        raise ServerUrlError(
-            f"not a model server URL: {url[:100]!r} (give one like http://127.0.0.1:8080)"
-        )
+        raise ServerUrlError(f"not a model server URL: {url[:100]!r} (give one like http://127.0.0.1:8080)")
     path = parts.path.rstrip("/")
     if parts.scheme in ("ws", "wss") and path:
         session_path, base = path, path.removesuffix(SESSION_PATH)

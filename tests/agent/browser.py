@@ -21,14 +21,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from servers import free_port
 from websockets.asyncio.client import ClientConnection, connect
 
-from servers import free_port
-
 CHROMIUM_FLAGS = (
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-extensions",
     "--autoplay-policy=no-user-gesture-required",  # the audio context may start without a click
-    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
     "--window-size=900,700",
 )
 
@@ -73,8 +77,14 @@ class Page:
 
     async def press_enter(self) -> None:
         for kind in ("keyDown", "keyUp"):
-            await self.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                            windowsVirtualKeyCode=13, text="\r" if kind == "keyDown" else "")
+            await self.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key="Enter",
+                code="Enter",
+                windowsVirtualKeyCode=13,
+                text="\r" if kind == "keyDown" else "",
+            )
 
     async def screenshot(self, path: Path) -> None:
         shot = await self.call("Page.captureScreenshot", format="png")
@@ -88,9 +98,15 @@ async def chromium_page(url: str) -> AsyncIterator[Page]:
     port = free_port()
     profile = tempfile.TemporaryDirectory()
     proc = subprocess.Popen(
-        [chromium_path() or "chromium", *CHROMIUM_FLAGS, f"--remote-debugging-port={port}",
-         f"--user-data-dir={profile.name}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            chromium_path() or "chromium",
+            *CHROMIUM_FLAGS,
+            f"--remote-debugging-port={port}",
+            f"--user-data-dir={profile.name}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         async with httpx.AsyncClient() as client:

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-
-from cli.local.agent_local_servers import agent_server_thread
-from cli.local.answer_recording import events_from_sse
 from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 from speech import transcribe, wer
+
+from cli.local.agent_local_servers import agent_server_thread
+from cli.local.answer_recording import events_from_sse
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
 from voice_agent.request import MAX_PROMPT_CHARS
@@ -171,9 +171,9 @@ async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> 
     own disconnect watch can end the answer; the TTS timeout (60 s) is longer than this test waits."""
     import asyncio
 
-    from speech_protocol.messages import Audio, Start, Synthesize
-
     from scripted_model_server import PCM_CHUNK
+
+    from speech_protocol.messages import Audio, Start, Synthesize
 
     closed = asyncio.Event()
 

@@ -9,17 +9,17 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from websockets.exceptions import ConnectionClosed
-
-from cli.local.agent_local_servers import agent_server_thread
 from conversation_client import talk
 from scripted_model_server import scripted_model_server
 from test_app import agent_for
+from websockets.exceptions import ConnectionClosed
+from word_server import WORD_S, WordServer
+
+from cli.local.agent_local_servers import agent_server_thread
 from voice_agent.app import create_app
 from voice_agent.conversation.history import INTERRUPTED_MARK
 from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
-from word_server import WORD_S, WordServer
 
 REPLY = "The river is calm today. You could walk along it after lunch, and bring a hat"
 
@@ -60,7 +60,7 @@ async def test_interrupt_stops_audio_at_once_and_keeps_only_what_was_heard() -> 
             await t.send({"type": "interrupt", "played_s": 0.25})  # words start at 0.0, 0.1, 0.2, 0.3...
             end = await t.until("turn_end")
             await t.quiet(0.5)
-            after_end = t.received.frames[t.received.frames.index(end) + 1:]
+            after_end = t.received.frames[t.received.frames.index(end) + 1 :]
             assert not any(isinstance(f, bytes) for f in after_end), "audio after the interrupt's turn_end"
             assert end["interrupted"] is True and end["heard_text"] == "The river is"
             assert REPLY.startswith(end["heard_text"]) and end["played_s"] == 0.25
@@ -89,13 +89,18 @@ async def test_the_next_answer_is_given_the_heard_history() -> None:
                 yield event
 
     server = WordServer(pace_s=0.05)
-    settings = AgentSettings(tts=TtsSettings(transport="websocket", url="http://127.0.0.1:9", timeout_s=30.0),
-                             llm=LlmSettings(provider="scripted"))
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url="http://127.0.0.1:9", timeout_s=30.0),
+        llm=LlmSettings(provider="scripted"),
+    )
     async with scripted_model_server(server) as model_url:
         from speech_protocol.websocket import WebSocketConnector
 
-        app = create_app(settings, connector=WebSocketConnector(model_url),
-                         new_agent=lambda: Agent(model=Recording(REPLY, 200.0), callback_handler=None))
+        app = create_app(
+            settings,
+            connector=WebSocketConnector(model_url),
+            new_agent=lambda: Agent(model=Recording(REPLY, 200.0), callback_handler=None),
+        )
         with agent_server_thread(app) as url:
             async with talk(url) as t:
                 await t.until("ready")
@@ -186,8 +191,6 @@ async def test_bye_ends_the_turn_and_closes_the_socket() -> None:
     assert t.connection.close_code == 1000
 
 
-
-
 @pytest.mark.slow
 async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(model_server_url: str) -> None:
     from speech import transcribe, wer
@@ -205,7 +208,7 @@ async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(mode
             await t.quiet(1.0)
     assert whole["interrupted"] is False and whole["heard_text"] == REPLY
     assert wer(REPLY, transcribe(pcm, 24_000)) <= 0.15
-    after_cut = t.received.frames[t.received.frames.index(cut) + 1:]
+    after_cut = t.received.frames[t.received.frames.index(cut) + 1 :]
     assert cut["interrupted"] is True and not any(isinstance(f, bytes) for f in after_cut)
     assert REPLY.startswith(cut["heard_text"])
 

@@ -31,7 +31,10 @@ def test_words_started_before_played_s_are_heard_with_their_punctuation() -> Non
 
 def test_markdown_stripped_for_speech_still_maps_onto_the_written_answer() -> None:
     answer = "**Bold** move: see [the docs](http://x) now."
-    assert heard_text(answer, spans("Bold", "move:", "see", "the", "docs"), 2.1) == "**Bold** move: see [the docs](http://x)"
+    assert (
+        heard_text(answer, spans("Bold", "move:", "see", "the", "docs"), 2.1)
+        == "**Bold** move: see [the docs](http://x)"
+    )
 
 
 def test_a_word_rewritten_on_the_way_to_speech_is_skipped_not_fatal() -> None:
@@ -65,7 +68,12 @@ def test_a_failed_turn_leaves_no_unanswered_user_message() -> None:
 def test_server_word_spans_are_shifted_and_malformed_ones_skipped() -> None:
     from voice_agent.events import word_spans
 
-    raw = [{"text": "Hi", "start_s": 0.0, "end_s": 0.2}, WordSpan("there.", 0.2, 0.5),
-           {"text": 3, "start_s": 0, "end_s": 1}, {"text": "x", "start_s": True, "end_s": 1}, "junk"]
+    raw = [
+        {"text": "Hi", "start_s": 0.0, "end_s": 0.2},
+        WordSpan("there.", 0.2, 0.5),
+        {"text": 3, "start_s": 0, "end_s": 1},
+        {"text": "x", "start_s": True, "end_s": 1},
+        "junk",
+    ]
     assert word_spans(raw, 1.5) == (WordSpan("Hi", 1.5, 1.7), WordSpan("there.", 1.7, 2.0))
     assert word_spans("not a list", 0) == ()

@@ -8,18 +8,20 @@ import os
 from pathlib import Path
 
 import pytest
-
 from browser import chromium_page, chromium_path
-from cli.local.agent_local_servers import agent_server_thread
-from cli.local.web_page import local_connect_url, page_app
 from scripted_model_server import scripted_model_server
 from test_app import agent_for
 from word_server import WordServer
 
+from cli.local.agent_local_servers import agent_server_thread
+from cli.local.web_page import local_connect_url, page_app
+
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium: run ./setup.sh")
 
-REPLY = ("Rivers are best walked in the morning, when the light is low and the paths are quiet. "
-         "Bring water, a hat and good shoes. Start near the old bridge and follow the bank upstream.")
+REPLY = (
+    "Rivers are best walked in the morning, when the light is low and the paths are quiet. "
+    "Bring water, a hat and good shoes. Start near the old bridge and follow the bank upstream."
+)
 # Where the mid-answer screenshot goes: docs/images/conversation.png when asked for, else the test's tmp dir.
 SCREENSHOT = os.environ.get("CONVERSATION_SCREENSHOT")
 
@@ -27,8 +29,10 @@ SCREENSHOT = os.environ.get("CONVERSATION_SCREENSHOT")
 async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) -> None:
     server = WordServer(pace_s=0.05)  # pieces are made at twice real time
     async with scripted_model_server(server) as model_url:
-        with agent_for(model_url, REPLY, tokens_per_s=30.0) as agent_url, \
-                agent_server_thread(page_app(local_connect_url(agent_url))) as page_url:
+        with (
+            agent_for(model_url, REPLY, tokens_per_s=30.0) as agent_url,
+            agent_server_thread(page_app(local_connect_url(agent_url))) as page_url,
+        ):
             async with chromium_page(page_url) as page:
                 await page.wait_for("talk.events.some(e => e.type === 'ready')")
                 await page.type_text("#prompt", "Where should I walk today?")
@@ -56,10 +60,14 @@ async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) ->
 
                 await page.js("window.oldPage = true")
                 await page.call("Page.reload")  # same tab, same session id: the conversation continues
-                ready = await page.wait_for("!window.oldPage && window.talk && talk.events.find(e => e.type === 'ready')")
+                ready = await page.wait_for(
+                    "!window.oldPage && window.talk && talk.events.find(e => e.type === 'ready')"
+                )
                 bubbles = await page.js("[...document.querySelectorAll('#log > div')].map(d => d.textContent)")
     assert [(h["role"], h["text"], h["interrupted"]) for h in ready["history"]] == [
-        ("user", "Where should I walk today?", False), ("assistant", heard, True),
-        ("user", "And after that?", False), ("assistant", REPLY, False),
+        ("user", "Where should I walk today?", False),
+        ("assistant", heard, True),
+        ("user", "And after that?", False),
+        ("assistant", REPLY, False),
     ]
     assert bubbles[1] == heard, json.dumps(bubbles)

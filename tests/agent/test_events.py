@@ -49,8 +49,16 @@ def test_audio_is_base64_pcm(pcm: bytes, seq: int) -> None:
 
 @pytest.mark.parametrize(
     "obj",
-    [None, [], "audio", {}, {"type": "nope"}, {"type": "text"}, {"type": "audio", "id": "p0", "seq": 0,
-     "sample_rate": 24000, "pcm16": "%%%not base64"}, {"error": "boom", "error_type": "KeyError"}],
+    [
+        None,
+        [],
+        "audio",
+        {},
+        {"type": "nope"},
+        {"type": "text"},
+        {"type": "audio", "id": "p0", "seq": 0, "sample_rate": 24000, "pcm16": "%%%not base64"},
+        {"error": "boom", "error_type": "KeyError"},
+    ],
 )
 def test_malformed_events_are_refused(obj) -> None:
     with pytest.raises(EventDecodeError):

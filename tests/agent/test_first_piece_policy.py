@@ -9,9 +9,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from line_count import lines_executed
-from voice_agent.segmenter import Segmenter
+
 from voice_agent.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
@@ -26,6 +25,7 @@ from voice_agent.first_piece import (
     first_piece_words,
     ramp_words,
 )
+from voice_agent.segmenter import Segmenter
 
 ANSWER = "Well, as far as I can tell from the records, the museum opens at nine on weekdays. It closes at six."
 
@@ -120,7 +120,10 @@ def test_without_a_ramp_only_the_first_piece_ends_at_a_clause() -> None:
 def test_a_ramp_piece_also_needs_the_minimum_words() -> None:
     text = "Right, so, one, two, three, four words here, and then the end."
     assert pieces_of(text, SegmentPolicy(first_piece_min_words=2, ramp_words=100)) == [
-        "Right, so,", "one, two,", "three, four words here,", "and then the end.",
+        "Right, so,",
+        "one, two,",
+        "three, four words here,",
+        "and then the end.",
     ]
 
 

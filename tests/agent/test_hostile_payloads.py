@@ -26,16 +26,20 @@ SHORT_REPLY = "Yes, gladly."
 @pytest.fixture(scope="module")
 def slow_agent(model_server_url: str) -> Iterator[str]:
     """An agent whose answers take seconds (3 words/s), so that requests overlap."""
-    settings = AgentSettings(tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
-                             llm=LlmSettings(provider="scripted", reply="One two three four five six.", tokens_per_s=3.0))
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
+        llm=LlmSettings(provider="scripted", reply="One two three four five six.", tokens_per_s=3.0),
+    )
     with agent_server_thread(create_app(settings)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def quick_agent(model_server_url: str) -> Iterator[str]:
-    settings = AgentSettings(tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
-                             llm=LlmSettings(provider="scripted", reply=SHORT_REPLY, tokens_per_s=500.0))
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
+        llm=LlmSettings(provider="scripted", reply=SHORT_REPLY, tokens_per_s=500.0),
+    )
     with agent_server_thread(create_app(settings)) as url:
         yield url
 
@@ -82,30 +86,46 @@ def test_a_speed_too_big_for_a_float_is_bad_speed(quick_agent: str, speed: str):
     assert [(e["type"], e["code"]) for e in events] == [("error", "bad_speed")]
 
 
-@pytest.mark.parametrize("body", [
-    b"[" * 30_000 + b"]" * 30_000,
-    b'{"prompt": ' + b"[" * 5_000 + b"]" * 5_000 + b"}",
-    b'{"prompt": "hi", "speed": ' + b"7" * 4_400 + b"}",
-    b'{"prompt": "hi", "session": ' + b"1" * 5_000 + b"}",
-    b"\xff\xfe{",
-    b"",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 30_000 + b"]" * 30_000,
+        b'{"prompt": ' + b"[" * 5_000 + b"]" * 5_000 + b"}",
+        b'{"prompt": "hi", "speed": ' + b"7" * 4_400 + b"}",
+        b'{"prompt": "hi", "session": ' + b"1" * 5_000 + b"}",
+        b"\xff\xfe{",
+        b"",
+    ],
+)
 def test_bodies_python_cannot_parse_are_a_typed_400(quick_agent: str, body: bytes):
     reply = post(quick_agent, body)
     assert reply.status_code == 400 and reply.json()["error"]["code"] == "bad_json", reply.text
     assert_answers_normally(quick_agent)
 
 
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(min_value=10**300, max_value=10**400),
-                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20),
-                     st.sampled_from(["af_heart", "zz_nobody", "1.0", "same2", "hello"]))
-_JSON = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-                     max_leaves=8)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=10**300, max_value=10**400),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+    st.sampled_from(["af_heart", "zz_nobody", "1.0", "same2", "hello"]),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
 _FIELD = st.sampled_from(["prompt", "voice", "speed", "session", "extra"])
-_PAYLOAD = st.one_of(_JSON, st.dictionaries(_FIELD, _JSON, max_size=4),
-                     st.fixed_dictionaries({"prompt": st.text(min_size=1, max_size=30)},
-                                           optional={"voice": _SCALARS, "speed": _SCALARS, "session": _SCALARS}))
+_PAYLOAD = st.one_of(
+    _JSON,
+    st.dictionaries(_FIELD, _JSON, max_size=4),
+    st.fixed_dictionaries(
+        {"prompt": st.text(min_size=1, max_size=30)},
+        optional={"voice": _SCALARS, "speed": _SCALARS, "session": _SCALARS},
+    ),
+)
 
 
 @settings(max_examples=80)

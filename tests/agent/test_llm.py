@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from servers import free_port
 from starlette.applications import Starlette
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from cli.local.agent_local_servers import agent_server_thread
-from servers import free_port
 from voice_agent.events import AgentError
 from voice_agent.llm import ScriptedReplyModel, build_agent, build_model, text_deltas
 from voice_agent.settings import LlmSettings

@@ -9,13 +9,15 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-
 from servers import SERVER_START_S, model_server_child
 from test_app import agent_for
+
 from voice_agent.events import AudioChunk, ErrorEvent, Summary, from_wire
 
-REPLY = ("The old town is best early in the morning. The cathedral opens at eight and is free before ten. "
-         "The covered market has breakfast at small counters. The river walk takes forty minutes.")
+REPLY = (
+    "The old town is best early in the morning. The cathedral opens at eight and is free before ten. "
+    "The covered market has breakfast at small counters. The river walk takes forty minutes."
+)
 TIMEOUT_S = 60.0  # the agent's TTS timeout in agent_for
 
 
@@ -27,8 +29,11 @@ async def stream_events(agent_url: str, on_first_audio=None) -> list:
                 if not line.startswith("data:"):
                     continue
                 event = from_wire(json.loads(line[5:]))
-                if isinstance(event, AudioChunk) and on_first_audio and not any(
-                        isinstance(e, AudioChunk) for e in events):
+                if (
+                    isinstance(event, AudioChunk)
+                    and on_first_audio
+                    and not any(isinstance(e, AudioChunk) for e in events)
+                ):
                     on_first_audio()
                 events.append(event)
     return events

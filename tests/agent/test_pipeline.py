@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-
 from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
+
 from speech_protocol.messages import Close, Ready, Synthesize
 from speech_protocol.session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
@@ -137,17 +137,27 @@ async def test_consumer_leaving_stops_the_llm_and_closes_the_session() -> None:
 
 # -- the segmenter sized from the server's advertised real-time factor ----------------------------------------
 
-ANSWER = ("Yes, of course, the museum is open every day, except on Mondays, from nine in the morning until six. "
-          "There are a few things to keep in mind before you go.")
-RAMPED = ["Yes, of course,", "the museum is open every day,", "except on Mondays,",
-          "from nine in the morning until six.", "There are a few things to keep in mind before you go."]
-DEFAULT_CUTS = ["Yes, of course, the museum is open every day,",
-                "except on Mondays, from nine in the morning until six.",
-                "There are a few things to keep in mind before you go."]
+ANSWER = (
+    "Yes, of course, the museum is open every day, except on Mondays, from nine in the morning until six. "
+    "There are a few things to keep in mind before you go."
+)
+RAMPED = [
+    "Yes, of course,",
+    "the museum is open every day,",
+    "except on Mondays,",
+    "from nine in the morning until six.",
+    "There are a few things to keep in mind before you go.",
+]
+DEFAULT_CUTS = [
+    "Yes, of course, the museum is open every day,",
+    "except on Mondays, from nine in the morning until six.",
+    "There are a few things to keep in mind before you go.",
+]
 
 
-def recording_server(rtf: object, heard: list[str], greeted: asyncio.Event | None = None,
-                     piece_overhead_s: object = None):
+def recording_server(
+    rtf: object, heard: list[str], greeted: asyncio.Event | None = None, piece_overhead_s: object = None
+):
     """A server that advertises ``rtf`` (and ``piece_overhead_s``) in its Ready (after ``greeted``, if
     given) and speaks every piece."""
 

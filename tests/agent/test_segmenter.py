@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from line_count import lines_executed
+
 from voice_agent.first_piece import MIN_MAX_CHARS
 from voice_agent.segmenter import Segmenter, SegmentPolicy, SegmentPolicyError
 
@@ -387,8 +387,28 @@ def test_a_megabyte_of_hostile_text_is_segmented_within_the_limits(name: str) ->
 
 # -- properties ----------------------------------------------------------------------------------------------
 
-WORDS = ["hello", "World", "we", "It", "Dr.", "e.g.", "U.S.", "a.m.", "J.", "3.14", "v2.1", "1,000", "42",
-         "bob@example.org", "it's", '"Quote', "(aside", "caf\u00e9", "\u65e5\u672c", "naïve"]
+WORDS = [
+    "hello",
+    "World",
+    "we",
+    "It",
+    "Dr.",
+    "e.g.",
+    "U.S.",
+    "a.m.",
+    "J.",
+    "3.14",
+    "v2.1",
+    "1,000",
+    "42",
+    "bob@example.org",
+    "it's",
+    '"Quote',
+    "(aside",
+    "caf\u00e9",
+    "\u65e5\u672c",
+    "naïve",
+]
 ENDINGS = ["", "", "", "", ",", ".", ".", "!", "?", "...", "\u2026", ":", ";", "\u2014", '."', "?)", ".'"]
 GAPS = [" ", " ", " ", " ", "\n", "  ", "\t", "\n\n", " \r\n"]
 
@@ -506,7 +526,10 @@ def test_without_a_clause_soon_the_first_piece_ends_before_a_preposition(size: i
     segmenter = Segmenter(SegmentPolicy(first_piece_min_words=3))
     text = LONG_OPENING
     pieces = [p for i in range(0, len(text), size) for p in segmenter.feed(text[i : i + size])] + segmenter.flush()
-    assert pieces[:2] == ["Here is a plan", "for your first day in the city, with a few options depending on the weather."]
+    assert pieces[:2] == [
+        "Here is a plan",
+        "for your first day in the city, with a few options depending on the weather.",
+    ]
 
 
 def test_a_clause_mark_just_after_the_function_word_is_worth_waiting_for() -> None:

@@ -12,7 +12,11 @@ SAGEMAKER = {"TTS_TRANSPORT": "sagemaker", "TTS_ENDPOINT_NAME": "kokoro-tts", "T
 def test_stack_environment() -> None:
     env = {**SAGEMAKER, "TTS_VOICE": "bf_emma", "TTS_SPEED": "1.2", "LLM_MODEL_ID": "us.amazon.nova-lite-v1:0"}
     settings = settings_from_env(env)
-    assert (settings.tts.transport, settings.tts.endpoint_name, settings.tts.region) == ("sagemaker", "kokoro-tts", "us-west-2")
+    assert (settings.tts.transport, settings.tts.endpoint_name, settings.tts.region) == (
+        "sagemaker",
+        "kokoro-tts",
+        "us-west-2",
+    )
     assert (settings.tts.voice, settings.tts.speed) == ("bf_emma", 1.2)
     assert (settings.llm.provider, settings.llm.model_id) == ("bedrock", "us.amazon.nova-lite-v1:0")
 
@@ -25,8 +29,13 @@ def test_defaults_and_inference() -> None:
 
 
 def test_api_key_is_not_in_the_repr() -> None:
-    env = {**SAGEMAKER, "LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://h/v1", "LLM_MODEL_ID": "m",
-           "LLM_API_KEY": "sk-very-secret"}
+    env = {
+        **SAGEMAKER,
+        "LLM_PROVIDER": "openai",
+        "LLM_BASE_URL": "http://h/v1",
+        "LLM_MODEL_ID": "m",
+        "LLM_API_KEY": "sk-very-secret",
+    }
     settings = settings_from_env(env)
     assert settings.llm.api_key == "sk-very-secret" and "sk-very-secret" not in repr(settings)
 

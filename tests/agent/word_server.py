@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from speech_protocol.messages import Audio, Cancel, Close, End, Start, Synthesize, Words
 from scripted_model_server import PCM_CHUNK, Peer, greet
+
+from speech_protocol.messages import Audio, Cancel, Close, End, Start, Synthesize, Words
 
 WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
 
@@ -42,11 +43,14 @@ class WordServer:
                 await asyncio.sleep(self.pace_s * len(words))  # "synthesis", at 1 / (pace_s / WORD_S) real time
                 await peer.send(Start(id=message.id))
                 await peer.send(*(Audio(id=message.id, seq=i, pcm=PCM_CHUNK) for i in range(len(words))))
-                spans = [{"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
-                         for i, w in enumerate(words)]
+                spans = [
+                    {"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
+                    for i, w in enumerate(words)
+                ]
                 await peer.send(Words(id=message.id, words=spans))
-                await peer.send(End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0,
-                                    queued_s=0.0))
+                await peer.send(
+                    End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0, queued_s=0.0)
+                )
             assert message is None or isinstance(message, (Close, Cancel)), message
         finally:
             reader.cancel()

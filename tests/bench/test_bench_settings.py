@@ -5,40 +5,43 @@ from __future__ import annotations
 import math
 
 import pytest
+from servers import free_port
 from typer.testing import CliRunner
 
 from bench.cli import cli
 from bench.errors import BenchError
 from bench.settings import QUICK, BenchSettings, int_list, name_list, with_options
-from servers import free_port
 
 
-@pytest.mark.parametrize("options, option_name", [
-    ({"texts": ()}, "--texts"),
-    ({"texts": ("short", "medium")}, "--texts"),
-    ({"texts": ("../../etc/passwd",)}, "--texts"),
-    ({"concurrency_text": "huge"}, "--concurrency-text"),
-    ({"tokens_per_s": 0}, "--tokens-per-s"),
-    ({"tokens_per_s": -40}, "--tokens-per-s"),
-    ({"tokens_per_s": math.nan}, "--tokens-per-s"),
-    ({"tokens_per_s": math.inf}, "--tokens-per-s"),
-    ({"tokens_per_s": 1e9}, "--tokens-per-s"),
-    ({"voice": "   "}, "--voice"),
-    ({"voice": "af_" + "x" * 500}, "--voice"),
-    ({"repeats": 0}, "--repeats"),
-    ({"repeats": 10_000}, "--repeats"),
-    ({"concurrency": (0,)}, "--concurrency"),
-    ({"concurrency": (1, 1)}, "--concurrency"),
-    ({"concurrency": (10**6,)}, "--concurrency"),
-    ({"sweep_words": (0,)}, "--sweep-words"),
-    ({"stagger_s": -1.0}, "--stagger-s"),
-    ({"stagger_s": math.nan}, "--stagger-s"),
-    ({"engine": "tensorrt"}, "--engine"),
-    ({"device": "tpu"}, "--device"),
-    ({"server_url": "javascript:alert(1)"}, "--server-url"),
-    ({"server_url": "http://"}, "--server-url"),
-    ({"server_url": "ftp://127.0.0.1:21"}, "--server-url"),
-])
+@pytest.mark.parametrize(
+    "options, option_name",
+    [
+        ({"texts": ()}, "--texts"),
+        ({"texts": ("short", "medium")}, "--texts"),
+        ({"texts": ("../../etc/passwd",)}, "--texts"),
+        ({"concurrency_text": "huge"}, "--concurrency-text"),
+        ({"tokens_per_s": 0}, "--tokens-per-s"),
+        ({"tokens_per_s": -40}, "--tokens-per-s"),
+        ({"tokens_per_s": math.nan}, "--tokens-per-s"),
+        ({"tokens_per_s": math.inf}, "--tokens-per-s"),
+        ({"tokens_per_s": 1e9}, "--tokens-per-s"),
+        ({"voice": "   "}, "--voice"),
+        ({"voice": "af_" + "x" * 500}, "--voice"),
+        ({"repeats": 0}, "--repeats"),
+        ({"repeats": 10_000}, "--repeats"),
+        ({"concurrency": (0,)}, "--concurrency"),
+        ({"concurrency": (1, 1)}, "--concurrency"),
+        ({"concurrency": (10**6,)}, "--concurrency"),
+        ({"sweep_words": (0,)}, "--sweep-words"),
+        ({"stagger_s": -1.0}, "--stagger-s"),
+        ({"stagger_s": math.nan}, "--stagger-s"),
+        ({"engine": "tensorrt"}, "--engine"),
+        ({"device": "tpu"}, "--device"),
+        ({"server_url": "javascript:alert(1)"}, "--server-url"),
+        ({"server_url": "http://"}, "--server-url"),
+        ({"server_url": "ftp://127.0.0.1:21"}, "--server-url"),
+    ],
+)
 def test_bad_settings_name_the_option(options, option_name) -> None:
     with pytest.raises(BenchError, match=option_name):
         BenchSettings(**options)
@@ -68,12 +71,15 @@ def test_name_lists_drop_blanks_and_refuse_floods() -> None:
         name_list("--texts", "short," * 100)
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--texts", "short,epic"], "--texts"),
-    (["--concurrency", "1,a"], "--concurrency"),
-    (["--tokens-per-s", "0"], "--tokens-per-s"),
-    (["--server-url", "not a url"], "--server-url"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--texts", "short,epic"], "--texts"),
+        (["--concurrency", "1,a"], "--concurrency"),
+        (["--tokens-per-s", "0"], "--tokens-per-s"),
+        (["--server-url", "not a url"], "--server-url"),
+    ],
+)
 def test_the_cli_exits_2_with_one_line_before_starting_anything(args, needle) -> None:
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2

@@ -29,8 +29,9 @@ async def garbage(websocket: WebSocket) -> None:
 
 async def wrong_first_event(websocket: WebSocket) -> None:
     await websocket.accept()
-    await websocket.send_text('{"type": "end", "id": "x", "audio_s": 0, "first_audio_s": 0, "synth_s": 0, '
-                              '"queued_s": 0}\n')
+    await websocket.send_text(
+        '{"type": "end", "id": "x", "audio_s": 0, "first_audio_s": 0, "synth_s": 0, "queued_s": 0}\n'
+    )
     await websocket.receive()
 
 
@@ -45,11 +46,14 @@ def look_alike(session) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("session, needle", [
-    (garbage, "not the protocol"),
-    (wrong_first_event, "not Ready"),
-    (refuse, "cannot open a session"),
-])
+@pytest.mark.parametrize(
+    "session, needle",
+    [
+        (garbage, "not the protocol"),
+        (wrong_first_event, "not Ready"),
+        (refuse, "cannot open a session"),
+    ],
+)
 def test_a_broken_session_is_one_line_and_exit_2(session, needle) -> None:
     with look_alike(session) as url:
         result = CliRunner().invoke(cli, ["--quick", "--server-url", url])

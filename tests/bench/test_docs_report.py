@@ -13,13 +13,15 @@ from stacks.measured_capacity import MEASURED
 def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
     page = PAGE.read_text(encoding="utf-8")
     assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8")), load_gpu_run()) == page, (
-        "docs/benchmark.md is stale: run .venv/bin/python -m bench report")
+        "docs/benchmark.md is stale: run .venv/bin/python -m bench report"
+    )
 
 
 def test_the_stacks_capacity_record_is_the_results_files() -> None:
     recorded = json.loads(MEASURED.read_text(encoding="utf-8"))
     assert updated_capacity(recorded, json.loads(RESULTS.read_text(encoding="utf-8"))) == recorded, (
-        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report")
+        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report"
+    )
 
 
 def test_every_table_says_the_real_time_factor_it_was_measured_at() -> None:

@@ -11,4 +11,6 @@ def test_every_figure_is_produced():
     assert all(row["sentences"] > 0 and row["normalize_us_median"] > 0 for row in figures["sentences"].values())
     assert set(figures["hostile"]) == set(HOSTILE)
     lines = render(figures)
-    assert lines[0].startswith("normalizer cost per sentence") and len(lines) == 2 + len(figures["sentences"]) + len(HOSTILE)
+    assert lines[0].startswith("normalizer cost per sentence") and len(lines) == 2 + len(figures["sentences"]) + len(
+        HOSTILE
+    )

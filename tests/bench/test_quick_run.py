@@ -27,7 +27,11 @@ def quick_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict, Path
     out = tmp_path_factory.mktemp("bench")
     proc = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--json", str(out / "bench.json"), "--plots", str(out)],
-        cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc, json.loads((out / "bench.json").read_text()), out

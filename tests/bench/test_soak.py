@@ -4,11 +4,11 @@ it meets is one the traffic provoked on purpose."""
 from __future__ import annotations
 
 import pytest
+from servers import SERVER_START_S, model_server_child
 
 from bench.process_stats import Sample, slope_per_minute
 from bench.soak import soak
 from bench.soak_cli import leaks
-from servers import SERVER_START_S, model_server_child
 
 
 @pytest.mark.slow

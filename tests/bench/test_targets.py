@@ -9,21 +9,44 @@ from bench.targets import evaluate, ratios
 
 
 def result(text: str, strategy: str, audible: float, stall: float = 0.0) -> StrategyResult:
-    return StrategyResult(text=text, strategy=strategy, ttfa_s=audible - 0.02, audible_s=audible,
-                          last_audio_s=audible + 5, stall_s=stall, end_s=audible + 20, audio_s=20.0, pieces=6,
-                          first_piece="Yes, of course,", repeats=1, streamed_first_byte_s=None)
+    return StrategyResult(
+        text=text,
+        strategy=strategy,
+        ttfa_s=audible - 0.02,
+        audible_s=audible,
+        last_audio_s=audible + 5,
+        stall_s=stall,
+        end_s=audible + 20,
+        audio_s=20.0,
+        pieces=6,
+        first_piece="Yes, of course,",
+        repeats=1,
+        streamed_first_byte_s=None,
+    )
 
 
 def level(sessions: int, ttfa_p95: float, throughput: float) -> ConcurrencyResult:
-    return ConcurrencyResult(sessions=sessions, ttfa_p50_s=ttfa_p95, ttfa_p95_s=ttfa_p95, audible_p50_s=ttfa_p95,
-                             audible_p95_s=ttfa_p95, max_stall_s=0.0, audio_s=30.0 * sessions,
-                             wall_s=30.0 * sessions / throughput, aggregate_rtf=1 / throughput,
-                             throughput_x=throughput)
+    return ConcurrencyResult(
+        sessions=sessions,
+        ttfa_p50_s=ttfa_p95,
+        ttfa_p95_s=ttfa_p95,
+        audible_p50_s=ttfa_p95,
+        audible_p95_s=ttfa_p95,
+        max_stall_s=0.0,
+        audio_s=30.0 * sessions,
+        wall_s=30.0 * sessions / throughput,
+        aggregate_rtf=1 / throughput,
+        throughput_x=throughput,
+    )
 
 
 RESULTS = [
-    result("typical", "whole", 10.0), result("typical", "sequential", 3.0), result("typical", "pipelined", 0.9),
-    result("long", "whole", 20.0), result("long", "sequential", 2.0), result("long", "pipelined", 1.0, stall=0.4),
+    result("typical", "whole", 10.0),
+    result("typical", "sequential", 3.0),
+    result("typical", "pipelined", 0.9),
+    result("long", "whole", 20.0),
+    result("long", "sequential", 2.0),
+    result("long", "pipelined", 1.0, stall=0.4),
 ]
 
 
@@ -48,5 +71,6 @@ def test_each_target_is_judged_and_a_missing_figure_is_not_measured() -> None:
     assert verdict["4 sessions: extra first-audio wait p95 (s)"] is True  # 1.5 - 1.0 <= 0.8
     starved = against_one([level(1, 1.0, 2.0), level(4, 3.0, 1.9)])
     assert {t.name: t.met for t in evaluate(RESULTS, overhead, starved)}[
-        "4 sessions: extra first-audio wait p95 (s)"] is False
+        "4 sessions: extra first-audio wait p95 (s)"
+    ] is False
     assert {t.name: t.met for t in evaluate(RESULTS[:3], None, [])}["server overhead"] is None

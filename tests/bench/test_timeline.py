@@ -26,12 +26,14 @@ def test_audio_that_keeps_ahead_of_the_player_never_stalls() -> None:
 
 
 def test_every_starved_moment_is_added_up_and_marked() -> None:
-    playback = play([
-        AudioArrival(1.0, pcm(0.0, 0.5)),  # plays 1.0-1.5
-        AudioArrival(2.0, pcm(0.0, 0.5)),  # starved 1.5-2.0, plays 2.0-2.5
-        AudioArrival(2.2, pcm(0.0, 0.5)),  # arrived early, plays 2.5-3.0
-        AudioArrival(3.25, pcm(0.0, 0.5)),  # starved 3.0-3.25
-    ])
+    playback = play(
+        [
+            AudioArrival(1.0, pcm(0.0, 0.5)),  # plays 1.0-1.5
+            AudioArrival(2.0, pcm(0.0, 0.5)),  # starved 1.5-2.0, plays 2.0-2.5
+            AudioArrival(2.2, pcm(0.0, 0.5)),  # arrived early, plays 2.5-3.0
+            AudioArrival(3.25, pcm(0.0, 0.5)),  # starved 3.0-3.25
+        ]
+    )
     assert playback.stall_s == pytest.approx(0.75)
     assert [(round(s.start_s, 6), round(s.duration_s, 6)) for s in playback.stalls] == [(1.5, 0.5), (3.0, 0.25)]
     assert playback.end_s == pytest.approx(3.75)
@@ -49,12 +51,15 @@ def test_silence_only_has_no_audible_moment() -> None:
     assert play([AudioArrival(0.1, pcm(1.0))]).audible_s is None
 
 
-@pytest.mark.parametrize("arrivals, message", [
-    ([], "no audio"),
-    ([AudioArrival(0.1, b"")], "no audio"),
-    ([AudioArrival(0.1, b"\x00\x01\x02")], "whole PCM16"),
-    ([AudioArrival(2.0, pcm(0.1)), AudioArrival(1.0, pcm(0.1))], "time order"),
-])
+@pytest.mark.parametrize(
+    "arrivals, message",
+    [
+        ([], "no audio"),
+        ([AudioArrival(0.1, b"")], "no audio"),
+        ([AudioArrival(0.1, b"\x00\x01\x02")], "whole PCM16"),
+        ([AudioArrival(2.0, pcm(0.1)), AudioArrival(1.0, pcm(0.1))], "time order"),
+    ],
+)
 def test_unusable_arrivals_are_refused_with_a_typed_error(arrivals, message) -> None:
     with pytest.raises(BenchError, match=message):
         play(arrivals)

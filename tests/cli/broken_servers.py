@@ -53,10 +53,13 @@ async def never_answers(websocket: WebSocket) -> None:
 
 
 def app_with(session) -> Starlette:
-    return Starlette(routes=[
-        Route("/ping", ping), Route("/invocations", invocations, methods=["POST"]),
-        WebSocketRoute(SESSION_PATH, session),
-    ])
+    return Starlette(
+        routes=[
+            Route("/ping", ping),
+            Route("/invocations", invocations, methods=["POST"]),
+            WebSocketRoute(SESSION_PATH, session),
+        ]
+    )
 
 
 @contextlib.contextmanager

@@ -10,17 +10,29 @@ import time
 import httpx
 import pytest
 import websockets
+from servers import SERVER_START_S, model_server_process
 
 from bench.timeline import AudioArrival, play
-from servers import SERVER_START_S, model_server_process
-from speech_protocol.messages import SERVER_BUSY, Audio, Close, End, Error, Ready, StreamDecoder, Synthesize
-from speech_protocol.messages import encode_client_message
+from speech_protocol.messages import (
+    SERVER_BUSY,
+    Audio,
+    Close,
+    End,
+    Error,
+    Ready,
+    StreamDecoder,
+    Synthesize,
+    encode_client_message,
+)
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsBusy
 from speech_protocol.websocket import WebSocketConnector, session_url
 
-SENTENCES = ["The museum opens at nine in the morning.", "Tickets are sold at the door and online.",
-             "The garden behind it is free to visit all year."]
+SENTENCES = [
+    "The museum opens at nine in the morning.",
+    "Tickets are sold at the door and online.",
+    "The garden behind it is free to visit all year.",
+]
 STALL_MARGIN_S = 0.3  # a few of the server's audio chunks; far below what an over-admitted server stalls (seconds)
 
 

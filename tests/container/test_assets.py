@@ -38,8 +38,9 @@ def test_explicit_paths_win(tmp_path):
     voices = tmp_path / "v"
     voices.mkdir()
     shutil.copy(model_assets.REPO_ASSETS / "voices" / "bf_emma.bin", voices)
-    resolved = model_assets.resolve("onnx", voices_dir=voices,
-                                    onnx_model=model_assets.REPO_ASSETS / model_assets.ONNX_FILE)
+    resolved = model_assets.resolve(
+        "onnx", voices_dir=voices, onnx_model=model_assets.REPO_ASSETS / model_assets.ONNX_FILE
+    )
     assert list(resolved.voices) == ["bf_emma"]
 
 

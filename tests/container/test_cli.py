@@ -9,8 +9,7 @@ import pytest
 
 
 def serve(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kokoro_server", *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([sys.executable, "-m", "kokoro_server", *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from speech import transcribe, wer
 
 from bench.texts import LONG, SHORT
-from speech import transcribe, wer
 from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter
 
@@ -36,7 +36,12 @@ def test_each_piece_of_a_function_word_cut_is_heard_as_written(model_server_url:
 def test_the_short_pieces_of_a_slow_servers_ramp_are_heard_as_written(model_server_url: str) -> None:
     """At rtf 0.7 the long answer's ramp cuts five short pieces, each where a phrase starts."""
     pieces = pieces_of(LONG, 0.7)[:5]
-    assert pieces == ["Here is a plan", "for your first day", "in the city,", "with a few options depending",
-                      "on the weather."]
+    assert pieces == [
+        "Here is a plan",
+        "for your first day",
+        "in the city,",
+        "with a few options depending",
+        "on the weather.",
+    ]
     for piece in pieces:
         heard_as_written(model_server_url, piece)

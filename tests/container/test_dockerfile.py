@@ -53,7 +53,7 @@ def test_runtime_is_offline_and_healthchecked():
 
 
 def test_requirements_are_pinned_and_torch_free():
-    lines = [l.split("#")[0].strip() for l in (CONTAINER / "requirements.txt").read_text().splitlines()]
-    reqs = [l for l in lines if l]
+    lines = [line.split("#")[0].strip() for line in (CONTAINER / "requirements.txt").read_text().splitlines()]
+    reqs = [line for line in lines if line]
     assert reqs and all("==" in r for r in reqs)
     assert not any(r.startswith(("torch", "kokoro==", "misaki[")) for r in reqs)

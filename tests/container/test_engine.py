@@ -20,8 +20,9 @@ def assets():
 
 @pytest.fixture(scope="module")
 def synth(assets):
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
-                       default_voice="af_heart")
+    return Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
+    )
 
 
 def test_one_chunk_per_sentence():
@@ -83,8 +84,9 @@ def test_real_synthesis_starts_speaking_at_once(synth):
 
 
 def test_untrimmed_output_has_the_lead_in(assets):
-    raw = Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
-                      default_voice="af_heart", trim=False)
+    raw = Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart", trim=False
+    )
     assert first_audible_sample(raw.speak("Good morning.")) >= 0.15 * 24000
 
 
@@ -95,17 +97,20 @@ def test_warm_up_measures_the_pace_on_the_real_weights(synth):
         synth.warm_up(rounds=0)
 
 
-@pytest.mark.parametrize(("short", "sentence", "simulate", "expected"), [
-    # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
-    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
-    # a short piece cheaper than its share never gives a negative cost
-    (Timing(0.2, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
-    # slowed to 0.5 s per second synthesized: the sentence holds its worker 2.3 s for 4 s heard, the short
-    # piece still its own 0.9 s (more than 0.5 x 1.6)
-    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.5, Pace(rtf=0.575, piece_overhead_s=0.325)),
-    # slowed past both: the cost per piece is the edge silence at the slowed speed
-    (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 2.0, Pace(rtf=2.3, piece_overhead_s=0.9)),
-])
+@pytest.mark.parametrize(
+    ("short", "sentence", "simulate", "expected"),
+    [
+        # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
+        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
+        # a short piece cheaper than its share never gives a negative cost
+        (Timing(0.2, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
+        # slowed to 0.5 s per second synthesized: the sentence holds its worker 2.3 s for 4 s heard, the short
+        # piece still its own 0.9 s (more than 0.5 x 1.6)
+        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.5, Pace(rtf=0.575, piece_overhead_s=0.325)),
+        # slowed past both: the cost per piece is the edge silence at the slowed speed
+        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 2.0, Pace(rtf=2.3, piece_overhead_s=0.9)),
+    ],
+)
 def test_the_pace_is_the_sentences_rtf_and_what_a_short_piece_cost_beyond_it(short, sentence, simulate, expected):
     assert Pace.measured(short, sentence, simulate) == expected
 
@@ -117,6 +122,4 @@ def test_nothing_to_say(synth):
 
 def test_unknown_default_voice_fails_at_start(assets):
     with pytest.raises(UnknownVoice):
-        Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
-                    default_voice="xx_missing")
-
+        Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="xx_missing")

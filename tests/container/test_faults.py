@@ -9,9 +9,9 @@ import time
 import httpx
 import pytest
 import websockets
+from servers import SERVER_START_S, model_server_process
 
 from speech_protocol.messages import Audio, End, Ready, StreamDecoder, Synthesize, encode_client_message
-from servers import SERVER_START_S, model_server_process
 from speech_protocol.websocket import session_url
 
 SEND_TIMEOUT_S = 3
@@ -22,8 +22,9 @@ LONG_TEXT = " ".join(["The river walk takes about forty minutes at an easy pace,
 @pytest.fixture(scope="module")
 def server_url():
     # Room for every faulty client at once: this file tests isolation, test_admission.py the limit.
-    with model_server_process("onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16",
-                              timeout_s=SERVER_START_S) as url:
+    with model_server_process(
+        "onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16", timeout_s=SERVER_START_S
+    ) as url:
         yield url
 
 
@@ -111,8 +112,9 @@ async def _oversized(url: str) -> int:
 
 async def test_oversized_slow_and_garbage_frames_beside_normal_sessions(server_url: str) -> None:
     slow = asyncio.create_task(_slow_frame(server_url))
-    results = await asyncio.gather(_oversized(server_url), _garbage(server_url), normal_session(server_url),
-                                   normal_session(server_url))
+    results = await asyncio.gather(
+        _oversized(server_url), _garbage(server_url), normal_session(server_url), normal_session(server_url)
+    )
     assert results[0] == 1009  # message too big: that one connection only
     assert results[2] > 0.5 and results[3] > 0.5
     slow.cancel()

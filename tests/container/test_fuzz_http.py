@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import httpx
+from hostile_values import request_fields
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hostile_values import request_fields
 
 FUZZ_EXAMPLES = 40
 TYPED_STATUSES = {400, 413, 415}
@@ -22,16 +22,18 @@ def _encode(obj) -> bytes:
     return json.dumps(obj).encode()
 
 
-raw_bodies = st.binary(max_size=64) | st.sampled_from([b"[" * 5000, b'{"text": ' + b"9" * 4400 + b"}",
-                                                       b'{"text": "\\ud800"}'])
+raw_bodies = st.binary(max_size=64) | st.sampled_from(
+    [b"[" * 5000, b'{"text": ' + b"9" * 4400 + b"}", b'{"text": "\\ud800"}']
+)
 bodies = request_fields.map(_encode) | raw_bodies
 
 
 @settings(max_examples=FUZZ_EXAMPLES)
 @given(body=bodies)
 def test_any_body_gets_audio_or_a_typed_error(model_server_url, body):
-    r = httpx.post(f"{model_server_url}/invocations", content=body,
-                   headers={"content-type": "application/json"}, timeout=120)
+    r = httpx.post(
+        f"{model_server_url}/invocations", content=body, headers={"content-type": "application/json"}, timeout=120
+    )
     if r.status_code == 200:
         assert r.headers["content-type"].startswith("audio/") and len(r.content) > 0
     else:
@@ -41,6 +43,5 @@ def test_any_body_gets_audio_or_a_typed_error(model_server_url, body):
 
 
 def test_server_still_speaks_after_the_fuzzing(model_server_url):
-    r = httpx.post(f"{model_server_url}/invocations", json={"text": "Still standing.", "format": "pcm"},
-                   timeout=120)
+    r = httpx.post(f"{model_server_url}/invocations", json={"text": "Still standing.", "format": "pcm"}, timeout=120)
     assert r.status_code == 200 and len(r.content) > 4800

@@ -27,9 +27,12 @@ messages = st.builds(
 )
 json_lines = st.lists(messages, min_size=1, max_size=3).map(lambda ms: "\n".join(json.dumps(m) for m in ms))
 frames = st.lists(
-    json_lines | json_lines.map(str.encode) | st.binary(max_size=64)
+    json_lines
+    | json_lines.map(str.encode)
+    | st.binary(max_size=64)
     | st.sampled_from(["[" * 30_000, '{"speed": ' + "1" * 4_400 + "}", "", "\n\n"]),
-    min_size=1, max_size=4,
+    min_size=1,
+    max_size=4,
 )
 
 

@@ -52,12 +52,13 @@ def test_numbers_past_misakis_range_are_spoken(model_server_url):
 
 
 def test_path_like_token_neither_stalls_nor_blocks_others(model_server_url):
-    """"a/" * 1500 held the only model worker for many minutes (G2P grows ~7x per doubling of such a
+    """ "a/" * 1500 held the only model worker for many minutes (G2P grows ~7x per doubling of such a
     token); now it is read in seconds, and a request arriving meanwhile is answered."""
     hostile = "Look here. /srv/" + "a/" * 1500  # a path: the normalizer reads URLs with a scheme itself
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         slow = pool.submit(_first_audio, model_server_url, hostile)
-        other = httpx.post(f"{model_server_url}/invocations", json={"text": "Still here.", "format": "pcm"},
-                           timeout=300)
+        other = httpx.post(
+            f"{model_server_url}/invocations", json={"text": "Still here.", "format": "pcm"}, timeout=300
+        )
         assert other.status_code == 200 and len(other.content) > 4800
         assert slow.result(timeout=300) > 0

@@ -25,8 +25,7 @@ async def test_hostile_frames_get_errors_and_queued_work_survives(model_server_u
         ('{"type": "synthesize", "id": "u", "text": "\\ud800"}', "bad_text"),
         ('{"type": "synthesize", "id": "\\udfff", "text": "hi"}', "bad_id"),
         ('{"type": "synthesize", "id": 1' + "0" * 200 + ', "text": "hi"}', "bad_id"),
-        ('{"type": "synthesize", "id": "v", "text": "hi", "voice": "af_heart(1' + "0" * 40 + ')"}',
-         "unknown_voice"),
+        ('{"type": "synthesize", "id": "v", "text": "hi", "voice": "af_heart(1' + "0" * 40 + ')"}', "unknown_voice"),
     ]
     async with websockets.connect(ws_url(model_server_url)) as ws:
         await ws.send(encode_client_message(Synthesize("Queued first. Then a second sentence.", id="first")))

@@ -33,9 +33,22 @@ def server():
     port = free_port()
     log = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kokoro_server", "--port", str(port), "--header-timeout", str(HEADER_TIMEOUT_S),
-         "--max-connections", str(MAX_CONNECTIONS), "--warm-up-text", "Ready."],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        [
+            sys.executable,
+            "-m",
+            "kokoro_server",
+            "--port",
+            str(port),
+            "--header-timeout",
+            str(HEADER_TIMEOUT_S),
+            "--max-connections",
+            str(MAX_CONNECTIONS),
+            "--warm-up-text",
+            "Ready.",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -58,8 +71,9 @@ def cpu_seconds(pid: int) -> float:
 def test_port_in_use_exits_at_once_with_the_fix(server):
     url, _proc = server
     port = url.rsplit(":", 1)[1]
-    result = subprocess.run([sys.executable, "-m", "kokoro_server", "--port", port], capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "kokoro_server", "--port", port], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
     assert "model ready" not in result.stderr  # it stopped before loading anything
@@ -77,7 +91,7 @@ async def _trickle_head(port: int, give_up_s: float) -> float | None:
             try:
                 if await asyncio.wait_for(reader.read(1024), timeout=0.5) == b"":
                     return time.monotonic() - start
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
         return None
     except ConnectionError:
@@ -136,8 +150,9 @@ async def test_sigterm_ends_the_server_within_seconds_cancelling_queued_work(ser
         await ws.send(encode_client_message(Synthesize(HOSTILE_PATH, id="hostile")))
         await read_until(ws, StreamDecoder(), lambda events: any(isinstance(e, Start) for e in events))
         async with httpx.AsyncClient() as client:
-            async with client.stream("POST", f"{url}/invocations", timeout=60,
-                                     json={"text": "A long answer. " * 40, "format": "pcm"}) as r:
+            async with client.stream(
+                "POST", f"{url}/invocations", timeout=60, json={"text": "A long answer. " * 40, "format": "pcm"}
+            ) as r:
                 await r.aiter_raw().__anext__()  # audio is streaming
                 start = time.monotonic()
                 proc.terminate()

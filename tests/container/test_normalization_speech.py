@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-
 from session_client import ends, read_until, ws_url
 from speech import transcribe, wer
+
 from speech_protocol.messages import (
     End,
     Error,
@@ -49,7 +49,7 @@ def test_bad_flag_over_http_is_a_typed_error(model_server_url):
 
 
 def test_off_per_session_message_speaks_the_text_as_written(model_server_url):
-    """"$5M" normalized is "five million dollars"; as written, G2P says "five M dollars": more audio."""
+    """ "$5M" normalized is "five million dollars"; as written, G2P says "five M dollars": more audio."""
 
     async def speak() -> dict[str, float]:
         async with websockets.connect(ws_url(model_server_url)) as ws:
@@ -85,8 +85,12 @@ def test_every_case_sounds_as_a_person_says_it(model_server_url):
         for case in cases:
             heard_spoken = transcribe(_speak(client, model_server_url, case["spoken"], False), 24_000)
             heard_written = transcribe(_speak(client, model_server_url, case["written"], True), 24_000)
-            row = {**case, "heard_spoken": heard_spoken, "heard_written": heard_written,
-                   "wer": round(wer(heard_spoken, heard_written), 3)}
+            row = {
+                **case,
+                "heard_spoken": heard_spoken,
+                "heard_written": heard_written,
+                "wer": round(wer(heard_spoken, heard_written), 3),
+            }
             if baseline:
                 heard_raw = transcribe(_speak(client, model_server_url, case["written"], False), 24_000)
                 row |= {"heard_without": heard_raw, "wer_without": round(wer(heard_spoken, heard_raw), 3)}
@@ -103,10 +107,22 @@ def test_every_case_sounds_as_a_person_says_it(model_server_url):
             summary[category]["passed_without_normalizer"] = sum(r["wer_without"] <= MAX_WER for r in group)
     passed = sum(s["passed"] for s in summary.values())
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "max_wer": MAX_WER, "cases": len(rows), "of_cases": len(CASES), "passed": passed, "seconds": round(elapsed, 1),
-        "by_category": summary, "rows": rows,
-    }, indent=1, ensure_ascii=False) + "\n")
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "max_wer": MAX_WER,
+                "cases": len(rows),
+                "of_cases": len(CASES),
+                "passed": passed,
+                "seconds": round(elapsed, 1),
+                "by_category": summary,
+                "rows": rows,
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     print(f"\nnormalization heard: {passed}/{len(rows)} cases pass (WER <= {MAX_WER}) in {elapsed:.0f} s")
     for category, s in summary.items():
         extra = f"  (without normalizer {s['passed_without_normalizer']})" if baseline else ""

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from speech import edit_distance
 
 from kokoro_server.engine.normalize import Normalized, normalize
 from kokoro_server.engine.phonemes import Phonemizer
-from speech import edit_distance
 
 CASES = json.loads((Path(__file__).parent / "normalization_cases.json").read_text())["cases"]
 IDS = [f"{c['category']}:{c['written']}" for c in CASES]
@@ -28,8 +28,25 @@ def g2p():
 def test_the_set_covers_every_category_with_80_cases_or_more():
     categories = {c["category"] for c in CASES}
     assert len(CASES) >= 80
-    assert categories >= {"cardinal", "ordinal", "money", "percent", "range", "date", "time", "duration", "unit",
-                          "phone", "email", "url", "version", "quarter", "abbreviation", "symbol", "acronym"}
+    assert categories >= {
+        "cardinal",
+        "ordinal",
+        "money",
+        "percent",
+        "range",
+        "date",
+        "time",
+        "duration",
+        "unit",
+        "phone",
+        "email",
+        "url",
+        "version",
+        "quarter",
+        "abbreviation",
+        "symbol",
+        "acronym",
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -69,16 +86,32 @@ def test_every_spoken_word_maps_to_the_written_word_it_came_from():
     n = normalize("Pay $5M by 2026-11-30 at 10:45 pm, call 555-0123.")
     mapped = [(word, _written_word_at(n.written, n.written_offset(pos))) for pos, word in _spoken_words(n.spoken)]
     assert mapped == [
-        ("Pay", "Pay"), ("five", "$5M"), ("million", "$5M"), ("dollars", "$5M"), ("by", "by"),
-        ("November", "2026-11-30"), ("thirtieth,", "2026-11-30"), ("twenty", "2026-11-30"),
-        ("twenty-six", "2026-11-30"), ("at", "at"), ("ten", "10:45"), ("forty-five", "10:45"), ("PM,", "pm,"),
-        ("call", "call"), ("five", "555-0123."), ("five", "555-0123."), ("five,", "555-0123."),
-        ("zero", "555-0123."), ("one", "555-0123."), ("two", "555-0123."), ("three.", "555-0123."),
+        ("Pay", "Pay"),
+        ("five", "$5M"),
+        ("million", "$5M"),
+        ("dollars", "$5M"),
+        ("by", "by"),
+        ("November", "2026-11-30"),
+        ("thirtieth,", "2026-11-30"),
+        ("twenty", "2026-11-30"),
+        ("twenty-six", "2026-11-30"),
+        ("at", "at"),
+        ("ten", "10:45"),
+        ("forty-five", "10:45"),
+        ("PM,", "pm,"),
+        ("call", "call"),
+        ("five", "555-0123."),
+        ("five", "555-0123."),
+        ("five,", "555-0123."),
+        ("zero", "555-0123."),
+        ("one", "555-0123."),
+        ("two", "555-0123."),
+        ("three.", "555-0123."),
     ]
 
 
 def test_one_written_word_rewritten_in_parts_maps_to_itself():
-    """"72°F" is rewritten as two regions (number, unit), both inside the one written word."""
+    """ "72°F" is rewritten as two regions (number, unit), both inside the one written word."""
     n = normalize("It was 72°F.")
     assert n.spoken == "It was seventy-two degrees Fahrenheit."
     assert {_written_word_at(n.written, n.written_offset(p)) for p, w in _spoken_words(n.spoken)[2:]} == {"72°F."}
@@ -132,8 +165,15 @@ HOSTILE = {
 }
 # Runs of symbols with no space: the normalizer's own cost stays linear on them (G2P's cost on such
 # one-token runs is bounded elsewhere, before G2P sees them).
-SYMBOL_RUNS = {"dashes": "9-" * 2500, "colons": "1:" * 2500, "money": "$1" * 2500, "dots": "a." * 2500,
-               "at signs": "@" * 5000, "slashes": "1/" * 2500, "long address": "a" * 4990 + "@b.com"}
+SYMBOL_RUNS = {
+    "dashes": "9-" * 2500,
+    "colons": "1:" * 2500,
+    "money": "$1" * 2500,
+    "dots": "a." * 2500,
+    "at signs": "@" * 5000,
+    "slashes": "1/" * 2500,
+    "long address": "a" * 4990 + "@b.com",
+}
 
 
 def _regions_are_spoken(n: Normalized) -> None:

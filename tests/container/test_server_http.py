@@ -20,8 +20,7 @@ def test_ping_is_ready(model_server_url):
 
 
 def test_wav_by_default_with_streaming_sizes(model_server_url):
-    r = httpx.post(f"{model_server_url}/invocations", json={"text": "Hello there. How are you today"},
-                   timeout=60)
+    r = httpx.post(f"{model_server_url}/invocations", json={"text": "Hello there. How are you today"}, timeout=60)
     assert r.status_code == 200 and r.headers["content-type"] == "audio/wav"
     assert r.content[4:8] == b"\xff\xff\xff\xff"  # RIFF size unknown when streaming
     with wave.open(io.BytesIO(r.content)) as wav:
@@ -38,18 +37,22 @@ def test_pcm_format_is_raw_samples(model_server_url):
 
 def test_streams_first_chunk_before_the_rest(model_server_url):
     text = "First sentence here. " + " ".join(["Then another sentence follows."] * 4)
-    with httpx.stream("POST", f"{model_server_url}/invocations", json={"text": text, "format": "pcm"},
-                      timeout=60) as r:
+    with httpx.stream("POST", f"{model_server_url}/invocations", json={"text": text, "format": "pcm"}, timeout=60) as r:
         sizes = [len(part) for part in r.iter_raw() if part]
     assert len(sizes) >= 2  # the audio left in several pieces, not as one buffer at the end
 
 
 def test_voice_blend_and_speed(model_server_url):
-    slow = httpx.post(f"{model_server_url}/invocations",
-                      json={"text": "One two three four.", "speed": 0.7, "format": "pcm"}, timeout=60)
-    fast = httpx.post(f"{model_server_url}/invocations",
-                      json={"text": "One two three four.", "speed": 1.6, "format": "pcm",
-                            "voice": "af_heart(2)+am_michael(1)"}, timeout=60)
+    slow = httpx.post(
+        f"{model_server_url}/invocations",
+        json={"text": "One two three four.", "speed": 0.7, "format": "pcm"},
+        timeout=60,
+    )
+    fast = httpx.post(
+        f"{model_server_url}/invocations",
+        json={"text": "One two three four.", "speed": 1.6, "format": "pcm", "voice": "af_heart(2)+am_michael(1)"},
+        timeout=60,
+    )
     assert slow.status_code == fast.status_code == 200
     assert len(slow.content) > 1.5 * len(fast.content)
 
@@ -74,8 +77,7 @@ def test_voice_blend_and_speed(model_server_url):
         (b'{"text": "' + b"a" * 70_000 + b'"}', JSON, 413, "body_too_large"),
     ],
 )
-def test_bad_requests_get_json_errors_and_server_keeps_serving(model_server_url, body, headers, status,
-                                                               code):
+def test_bad_requests_get_json_errors_and_server_keeps_serving(model_server_url, body, headers, status, code):
     r = httpx.post(f"{model_server_url}/invocations", content=body, headers=headers, timeout=30)
     assert r.status_code == status
     assert r.json()["error"]["code"] == code and r.json()["error"]["message"]

@@ -8,7 +8,6 @@ import random
 
 import pytest
 import websockets
-
 from session_client import ends, pcm_bytes, read_until, ws_url
 
 from speech_protocol.messages import (
@@ -68,16 +67,30 @@ async def test_real_stream_reassembles_after_arbitrary_resplitting(model_server_
 
 
 async def test_bad_messages_get_errors_and_session_goes_on(model_server_url):
-    bad = ["{oops", b"\xff\xfe", '{"type": "dance"}', '{"text": ""}', '{"text": "hi", "speed": 99}',
-           json.dumps({"text": "hi", "voice": "zz_nobody", "id": "v"}), "[]"]
+    bad = [
+        "{oops",
+        b"\xff\xfe",
+        '{"type": "dance"}',
+        '{"text": ""}',
+        '{"text": "hi", "speed": 99}',
+        json.dumps({"text": "hi", "voice": "zz_nobody", "id": "v"}),
+        "[]",
+    ]
     async with websockets.connect(ws_url(model_server_url)) as ws:
         for frame in bad:
             await ws.send(frame)
         await ws.send(encode_client_message(Synthesize("Still talking.", id="ok")))
         events = await read_until(ws, StreamDecoder(), lambda ev: any(isinstance(e, End) for e in ev))
     codes = [e.code for e in events if isinstance(e, Error)]
-    assert codes == ["bad_json", "bad_encoding", "unknown_type", "empty_text", "bad_speed",
-                     "unknown_voice", "bad_message"]
+    assert codes == [
+        "bad_json",
+        "bad_encoding",
+        "unknown_type",
+        "empty_text",
+        "bad_speed",
+        "unknown_voice",
+        "bad_message",
+    ]
     assert next(e for e in events if isinstance(e, Error) and e.code == "unknown_voice").id == "v"
     assert pcm_bytes(events, "ok") > 0
 

@@ -8,9 +8,9 @@ import httpx
 import numpy as np
 import pytest
 import websockets
-
 from session_client import ends, read_until, ws_url
 from speech import transcribe, wer
+
 from speech_protocol.messages import Audio, StreamDecoder, Synthesize, encode_client_message
 
 SENTENCES = [

@@ -55,8 +55,11 @@ def test_same_audio_as_the_original_and_durations_cover_it_exactly(original):
     timed = ort.InferenceSession(str(assets.onnx_model), options)
     assert [o.name for o in timed.get_outputs()] == ["audio", DURATIONS_OUTPUT]
     for speed in (1.0, 1.4):
-        feeds = {"tokens": tokens, "style": style[len(phonemes) - 1].reshape(1, 256),
-                 "speed": np.array([speed], dtype=np.float32)}
+        feeds = {
+            "tokens": tokens,
+            "style": style[len(phonemes) - 1].reshape(1, 256),
+            "speed": np.array([speed], dtype=np.float32),
+        }
         (expected,) = plain.run(None, feeds)
         audio, frames = timed.run(None, feeds)
         assert np.array_equal(audio, expected)  # the graph is deterministic and unchanged

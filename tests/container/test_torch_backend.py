@@ -15,6 +15,8 @@ import pytest
 import torch
 import websockets
 from kokoro import KModel
+from servers import model_server_process
+from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import FRAME_SAMPLES, load_backend
@@ -22,8 +24,6 @@ from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
-from servers import model_server_process
-from session_client import ended, read_until, ws_url
 from speech_protocol.messages import Audio, StreamDecoder, Synthesize, Words, encode_client_message
 
 PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
@@ -35,8 +35,9 @@ def random_weights(tmp_path_factory):
     empty = folder / "empty.pth"
     torch.save({}, empty)
     torch.manual_seed(0)
-    model = KModel(repo_id="hexgrad/Kokoro-82M", config=str(model_assets.PACKAGE_DATA / "kokoro-82m-config.json"),
-                   model=str(empty))
+    model = KModel(
+        repo_id="hexgrad/Kokoro-82M", config=str(model_assets.PACKAGE_DATA / "kokoro-82m-config.json"), model=str(empty)
+    )
     weights = folder / "random-kokoro.pth"
     torch.save({part: getattr(model, part).state_dict() for part in PARTS}, weights)
     return weights
@@ -56,8 +57,9 @@ def test_word_spans_have_the_right_structure(random_weights):
     # Random weights speak noise, so only the structure can be checked: one span per written word, in
     # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
     assets = model_assets.resolve("torch", torch_model=random_weights)
-    synth = Synthesizer(load_backend("torch", assets, "cpu", 0), Phonemizer(), VoiceBank(assets),
-                        default_voice="af_heart")
+    synth = Synthesizer(
+        load_backend("torch", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
+    )
     chunks = synth.plan("Hi, you. Go!", None, 1.0)
     timeline = WordTimeline(chunks[0].words)
     for chunk in chunks:

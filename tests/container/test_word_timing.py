@@ -54,12 +54,11 @@ def test_a_rewritten_region_maps_back_to_one_written_word():
     # "$3.50" spoken as "three fifty": five spoken words' sounds all belong to the one written word.
     written, spoken = "Pay $3.50 now", "Pay three fifty now"
     text = Normalized(written, spoken, rewrites=((4, 15, 4, 9),))
-    tokens = [Token("Pay", "pˈA", " "), Token("three", "θɹˈi", " "), Token("fifty", "fˈɪfti", " "),
-              Token("now", "nˈW")]
+    tokens = [Token("Pay", "pˈA", " "), Token("three", "θɹˈi", " "), Token("fifty", "fˈɪfti", " "), Token("now", "nˈW")]
     owners = phoneme_owners(text, tokens, written_words(written))
     words = {o for o in owners if o != NO_WORD}
     assert words == {0, 1, 2}
-    assert owners[len("pˈA "):len("pˈA θɹˈi fˈɪfti")] == [1] * 4 + [NO_WORD] + [1] * 6
+    assert owners[len("pˈA ") : len("pˈA θɹˈi fˈɪfti")] == [1] * 4 + [NO_WORD] + [1] * 6
 
 
 def test_a_token_misaki_respelled_goes_to_the_word_being_read():
@@ -82,11 +81,15 @@ def test_spans_count_frames_after_the_lead_pad_and_move_with_trimming():
     owners = (0, 0, NO_WORD, 1)  # "ab c" -> word 0 is "ab", word 1 is "c"
     frames = np.array([10, 2, 3, 1, 4, 5])  # pad, a, b, space, c, pad
     f, lead = FRAME_SAMPLES, AUDIO_LEAD_FRAMES
-    assert chunk_spans(owners, frames, 0, 25 * f) == {0: ((10 - lead) * f, (15 - lead) * f),
-                                                        1: ((16 - lead) * f, (20 - lead) * f)}
+    assert chunk_spans(owners, frames, 0, 25 * f) == {
+        0: ((10 - lead) * f, (15 - lead) * f),
+        1: ((16 - lead) * f, (20 - lead) * f),
+    }
     cut = 5 * f  # trimming removed 5 frames in front; the audio ends 12 frames later, inside "c"
-    assert chunk_spans(owners, frames, cut, cut + 12 * f) == {0: ((5 - lead) * f, (10 - lead) * f),
-                                                             1: ((11 - lead) * f, 12 * f)}
+    assert chunk_spans(owners, frames, cut, cut + 12 * f) == {
+        0: ((5 - lead) * f, (10 - lead) * f),
+        1: ((11 - lead) * f, 12 * f),
+    }
 
 
 def test_a_character_the_model_skipped_takes_no_time():
@@ -96,8 +99,10 @@ def test_a_character_the_model_skipped_takes_no_time():
 
 def test_spans_stay_inside_the_audio():
     frames = np.array([0, 3, 50, 0])  # a lead pad shorter than the audio's lead, a word past the end
-    assert chunk_spans((0, 1), frames, 0, 10 * FRAME_SAMPLES) == {0: (0, FRAME_SAMPLES),
-                                                                  1: (FRAME_SAMPLES, 10 * FRAME_SAMPLES)}
+    assert chunk_spans((0, 1), frames, 0, 10 * FRAME_SAMPLES) == {
+        0: (0, FRAME_SAMPLES),
+        1: (FRAME_SAMPLES, 10 * FRAME_SAMPLES),
+    }
 
 
 def test_timeline_offsets_each_chunk_and_joins_a_word_split_over_two():

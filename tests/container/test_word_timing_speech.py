@@ -13,9 +13,9 @@ import asyncio
 import numpy as np
 import pytest
 import websockets
-
 from session_client import ended, read_until, ws_url
 from speech import transcribe, wer
+
 from speech_protocol.messages import SAMPLE_RATE, Audio, StreamDecoder, Synthesize, Words, encode_client_message
 
 pytestmark = pytest.mark.slow
@@ -47,8 +47,7 @@ def heard_from_cuts(audio: np.ndarray, words: Words, shift_s: float = 0.0) -> st
 
 @pytest.fixture(scope="module")
 def spoken(model_server_url):
-    return [(text, *asyncio.run(speak(model_server_url, text, voice, speed)))
-            for text, voice, speed in UTTERANCES]
+    return [(text, *asyncio.run(speak(model_server_url, text, voice, speed))) for text, voice, speed in UTTERANCES]
 
 
 def test_one_ordered_span_per_written_word_inside_the_audio(spoken):

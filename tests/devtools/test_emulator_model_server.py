@@ -15,6 +15,9 @@ import pytest
 models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
 from emulator import REPO, sagemaker_emulator  # noqa: E402
+from servers import free_port, model_server_process, wait_ready  # noqa: E402
+from speech import transcribe, wer  # noqa: E402
+
 from speech_protocol.messages import (  # noqa: E402
     SAMPLE_RATE,
     Audio,
@@ -24,8 +27,6 @@ from speech_protocol.messages import (  # noqa: E402
     Synthesize,
     encode_client_message,
 )
-from servers import free_port, model_server_process, wait_ready  # noqa: E402
-from speech import transcribe, wer  # noqa: E402
 from speech_protocol.session import TtsSession  # noqa: E402
 from speech_protocol.transport import TtsServerError  # noqa: E402
 from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402
@@ -33,8 +34,11 @@ from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkSt
 pytestmark = pytest.mark.slow
 MODEL_PYTHON = str(REPO / ".venv" / "bin" / "python")
 FAST_START = ("--warm-up-text", "Hi.")  # start-up warms on one word: these tests do not read the server's rtf
-PIECES = ("The weather in Lisbon is sunny today.", "Tomorrow brings light rain in the afternoon.",
-          "Take a jacket if you go out tonight.")
+PIECES = (
+    "The weather in Lisbon is sunny today.",
+    "Tomorrow brings light rain in the afternoon.",
+    "Take a jacket if you go out tonight.",
+)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +77,11 @@ async def test_agent_transport_speaks_a_multi_piece_answer(opener) -> None:
 async def test_a_binary_piece_and_a_utf8_piece_both_speak(opener) -> None:
     duplex = await opener("kokoro-tts")
     parts = SdkParts(duplex)
-    messages = [(Synthesize(text=PIECES[0], id="binary"), "BINARY"), (Synthesize(text=PIECES[1], id="text"), "UTF8"),
-                (Close(), "UTF8")]
+    messages = [
+        (Synthesize(text=PIECES[0], id="binary"), "BINARY"),
+        (Synthesize(text=PIECES[1], id="text"), "UTF8"),
+        (Close(), "UTF8"),
+    ]
     for message, data_type in messages:
         payload = encode_client_message(message).encode()
         await duplex.input_stream.send(
@@ -98,8 +105,13 @@ async def test_a_binary_piece_and_a_utf8_piece_both_speak(opener) -> None:
 async def test_model_server_dying_mid_answer_is_the_agents_typed_error(monkeypatch) -> None:
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    server = subprocess.Popen([MODEL_PYTHON, "-m", "kokoro_server", "--port", str(port), *FAST_START], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [MODEL_PYTHON, "-m", "kokoro_server", "--port", str(port), *FAST_START],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_ready(f"http://127.0.0.1:{port}/ping", server)
         with sagemaker_emulator(f"http://127.0.0.1:{port}") as emulator:

@@ -16,6 +16,7 @@ import websockets
 models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
 from emulator import sagemaker_emulator  # noqa: E402
+
 from voice_agent.tts_client.sagemaker import SdkStreamOpener  # noqa: E402
 
 SESSION_PATH = "/invocations-bidirectional-stream"

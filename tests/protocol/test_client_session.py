@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
 from servers import free_port
+
 from speech_protocol.messages import Audio, Close, End, Error, Start, Synthesize
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import (

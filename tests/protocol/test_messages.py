@@ -31,9 +31,11 @@ from speech_protocol.messages import (
 
 def test_text_and_binary_frames_decode_alike():
     raw = encode_client_message(Synthesize("Hello.", id="a", voice="af_heart", speed=1.2))
-    assert decode_client_frame(raw) == decode_client_frame(raw.encode()) == [
-        Synthesize("Hello.", id="a", voice="af_heart", speed=1.2)
-    ]
+    assert (
+        decode_client_frame(raw)
+        == decode_client_frame(raw.encode())
+        == [Synthesize("Hello.", id="a", voice="af_heart", speed=1.2)]
+    )
 
 
 def test_bare_text_means_synthesize_and_merged_frames_split_on_newlines():
@@ -77,7 +79,7 @@ EVENTS = [
     Ready("abc", voices=28, rtf=0.41, piece_overhead_s=0.23),
     Start("s1"),
     Audio("s1", 0, bytes(range(256)) * 9),
-    Audio("s1", 1, b"\n\n{\"type\": \"end\"}\n"),  # PCM that looks like protocol text
+    Audio("s1", 1, b'\n\n{"type": "end"}\n'),  # PCM that looks like protocol text
     Words("s1", [WordSpan("Café,", 0.02, 0.41), WordSpan("$3.50", 0.46, 1.2)]),
     End("s1", audio_s=1.5, first_audio_s=0.2, synth_s=0.5, queued_s=0.0),
     Error("bad_json", "not valid JSON", "s2"),
@@ -112,15 +114,25 @@ def test_truncated_stream_is_visible():
 
 def test_words_event_on_the_wire():
     (frame,) = encode_event(Words("s1", [WordSpan("Hello,", 0.02, 0.31), WordSpan("there.", 0.36, 0.62)]))
-    assert json.loads(frame) == {"type": "words", "id": "s1", "words": [
-        {"text": "Hello,", "start_s": 0.02, "end_s": 0.31}, {"text": "there.", "start_s": 0.36, "end_s": 0.62}]}
-    assert StreamDecoder().feed(frame) == [Words("s1", [WordSpan("Hello,", 0.02, 0.31),
-                                                        WordSpan("there.", 0.36, 0.62)])]
+    assert json.loads(frame) == {
+        "type": "words",
+        "id": "s1",
+        "words": [
+            {"text": "Hello,", "start_s": 0.02, "end_s": 0.31},
+            {"text": "there.", "start_s": 0.36, "end_s": 0.62},
+        ],
+    }
+    assert StreamDecoder().feed(frame) == [
+        Words("s1", [WordSpan("Hello,", 0.02, 0.31), WordSpan("there.", 0.36, 0.62)])
+    ]
 
 
 def test_malformed_words_event_is_an_error_not_a_crash():
-    for bad in ('{"type": "words", "id": "s1", "words": [{"text": "a"}]}', '{"type": "words", "id": "s1"}',
-                '{"type": "words", "id": "s1", "words": 3}'):
+    for bad in (
+        '{"type": "words", "id": "s1", "words": [{"text": "a"}]}',
+        '{"type": "words", "id": "s1"}',
+        '{"type": "words", "id": "s1", "words": 3}',
+    ):
         with pytest.raises(ProtocolError, match="malformed words event"):
             StreamDecoder().feed(bad + "\n")
 

@@ -14,7 +14,11 @@ from speech_protocol.urls import ServerUrlError, ServerUrls, server_urls
         ("https://h/", "https://h", "wss://h/invocations-bidirectional-stream"),
         ("https://h/base/", "https://h/base", "wss://h/base/invocations-bidirectional-stream"),
         ("ws://h:1/", "http://h:1", "ws://h:1/invocations-bidirectional-stream"),
-        ("wss://h/base/invocations-bidirectional-stream", "https://h/base", "wss://h/base/invocations-bidirectional-stream"),
+        (
+            "wss://h/base/invocations-bidirectional-stream",
+            "https://h/base",
+            "wss://h/base/invocations-bidirectional-stream",
+        ),
         ("ws://h:1/custom", "http://h:1/custom", "ws://h:1/custom"),  # a ws path is the session's own
     ],
 )

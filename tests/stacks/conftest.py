@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from stack_synth import ACCOUNT, AGENT_IMAGE, MODEL_IMAGE, Synthesized, synthesize
 
 

@@ -74,10 +74,10 @@ def render(value: Any) -> str:
     if isinstance(value, str):
         return value
     if "Ref" in value:
-        return "${%s}" % value["Ref"]
+        return "${{{}}}".format(value["Ref"])
     if "Fn::Sub" in value:
         return value["Fn::Sub"]
     if "Fn::GetAtt" in value:
-        return "${%s.%s}" % tuple(value["Fn::GetAtt"])
+        return "${{{}.{}}}".format(*tuple(value["Fn::GetAtt"]))
     separator, parts = value["Fn::Join"]
     return separator.join(render(part) for part in parts)

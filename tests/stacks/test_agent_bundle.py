@@ -17,8 +17,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from stack_synth import REPO_ROOT, synthesize
+
 from stacks.agent_bundle import BundlingError, bundle_agent
 from stacks.bundling_pip import check_pip, pip_install_command
 from stacks.project_paths import ProjectPaths
@@ -133,4 +133,3 @@ def test_following_the_old_pip_hint_literally_gives_a_pip_that_passes(tmp_path: 
     subprocess.run(hint, shell=True, env=env, check=True, capture_output=True, timeout=300)
     version = subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True, text=True, check=True)
     check_pip(version.stdout.split()[1])
-

@@ -7,7 +7,14 @@ import json
 from stack_synth import ACCOUNT, AGENT_IMAGE, REGION, REPO_ROOT, Synthesized, as_list, policy_statements, render
 
 PROFILE_MODEL = "anthropic.claude-haiku-4-5-20251001-v1:0"
-L2_STATEMENTS = {"LogGroupAccess", "DescribeLogGroups", "LogStreamAccess", "XRayAccess", "CloudWatchMetrics", "GetAgentAccessToken"}
+L2_STATEMENTS = {
+    "LogGroupAccess",
+    "DescribeLogGroups",
+    "LogStreamAccess",
+    "XRayAccess",
+    "CloudWatchMetrics",
+    "GetAgentAccessToken",
+}
 
 
 def runtime(build: Synthesized) -> dict:
@@ -31,13 +38,17 @@ def test_default_runtime_runs_the_bundled_code_on_python_3_12(default_build: Syn
     code = properties["AgentRuntimeArtifact"]["CodeConfiguration"]
     assert (code["Runtime"], code["EntryPoint"]) == ("PYTHON_3_12", ["main.py"])
     (asset_hash, asset) = next(
-        (h, a) for h, a in default_build.assets("KokoroVoiceAgent")["files"].items() if a["source"]["packaging"] == "zip"
+        (h, a)
+        for h, a in default_build.assets("KokoroVoiceAgent")["files"].items()
+        if a["source"]["packaging"] == "zip"
     )
     assert code["Code"]["S3"]["Prefix"] == f"{asset_hash}.zip"
     assert asset["source"]["path"] == str(REPO_ROOT / "agent")  # bundling skipped here: see test_agent_bundle
 
 
-def test_runtime_environment_points_the_agent_at_the_endpoint_and_the_model(default_build: Synthesized, cpu_build: Synthesized):
+def test_runtime_environment_points_the_agent_at_the_endpoint_and_the_model(
+    default_build: Synthesized, cpu_build: Synthesized
+):
     assert runtime(default_build)["Properties"]["EnvironmentVariables"] == {
         "TTS_TRANSPORT": "sagemaker",
         "TTS_ENDPOINT_NAME": "kokoro-tts",
@@ -51,8 +62,13 @@ def test_runtime_environment_points_the_agent_at_the_endpoint_and_the_model(defa
     assert environment["LLM_MODEL_ID"] == "amazon.nova-lite-v1:0"
 
 
-def test_tts_permission_is_both_invoke_actions_on_exactly_the_endpoint(default_build: Synthesized, cpu_build: Synthesized):
-    for build, account, name in ((default_build, "${AWS::AccountId}", "kokoro-tts"), (cpu_build, ACCOUNT, "kokoro-cpu")):
+def test_tts_permission_is_both_invoke_actions_on_exactly_the_endpoint(
+    default_build: Synthesized, cpu_build: Synthesized
+):
+    for build, account, name in (
+        (default_build, "${AWS::AccountId}", "kokoro-tts"),
+        (cpu_build, ACCOUNT, "kokoro-cpu"),
+    ):
         assert actions_by_service(build, "sagemaker") == {
             "InvokeTtsEndpoint": ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithBidirectionalStream"]
         }
@@ -86,7 +102,9 @@ def test_global_profile_grants_the_profile_and_the_model_only_through_it(default
 
 def test_geographic_profile_needs_no_regionless_model_arn(prebuilt_build: Synthesized):
     statements = policy_statements(prebuilt_build.agent)
-    assert render(statements["InvokeInferenceProfile"]["Resource"]).endswith(":inference-profile/us.amazon.nova-pro-v1:0")
+    assert render(statements["InvokeInferenceProfile"]["Resource"]).endswith(
+        ":inference-profile/us.amazon.nova-pro-v1:0"
+    )
     assert [render(r) for r in as_list(statements["InvokeModelThroughProfile"]["Resource"])] == [
         "arn:${AWS::Partition}:bedrock:*::foundation-model/amazon.nova-pro-v1:0"
     ]
@@ -95,7 +113,10 @@ def test_geographic_profile_needs_no_regionless_model_arn(prebuilt_build: Synthe
 def test_plain_model_id_grants_that_model_in_this_region_only(cpu_build: Synthesized):
     assert set(actions_by_service(cpu_build, "bedrock")) == {"InvokeModel"}
     statement = policy_statements(cpu_build.agent)["InvokeModel"]
-    assert render(statement["Resource"]) == f"arn:${{AWS::Partition}}:bedrock:{REGION}::foundation-model/amazon.nova-lite-v1:0"
+    assert (
+        render(statement["Resource"])
+        == f"arn:${{AWS::Partition}}:bedrock:{REGION}::foundation-model/amazon.nova-lite-v1:0"
+    )
     assert "Condition" not in statement
 
 
@@ -115,7 +136,9 @@ def test_container_artifact_builds_an_arm64_image_from_a_narrow_context(cpu_buil
     assert {"agent/Dockerfile", "speech_protocol/speech_protocol/messages.py", "agent/main.py"} <= files
     assert all(f.startswith(("agent/", "speech_protocol/")) for f in files)
     assert not any("__pycache__" in f for f in files)
-    assert "container-assets" in render(runtime(cpu_build)["Properties"]["AgentRuntimeArtifact"]["ContainerConfiguration"]["ContainerUri"])
+    assert "container-assets" in render(
+        runtime(cpu_build)["Properties"]["AgentRuntimeArtifact"]["ContainerConfiguration"]["ContainerUri"]
+    )
 
 
 def test_image_uri_artifact_is_pulled_from_exactly_its_repository(prebuilt_build: Synthesized):

@@ -20,7 +20,10 @@ def test_default_is_claude_haiku_through_the_global_profile():
         (f"us.{HAIKU}", BedrockModel(HAIKU, "us")),
         ("eu.amazon.nova-pro-v1:0", BedrockModel("amazon.nova-pro-v1:0", "eu")),
         ("apac.amazon.nova-lite-v1:0", BedrockModel("amazon.nova-lite-v1:0", "apac")),
-        ("us-gov.anthropic.claude-3-haiku-20240307-v1:0", BedrockModel("anthropic.claude-3-haiku-20240307-v1:0", "us-gov")),
+        (
+            "us-gov.anthropic.claude-3-haiku-20240307-v1:0",
+            BedrockModel("anthropic.claude-3-haiku-20240307-v1:0", "us-gov"),
+        ),
         ("meta.llama3-3-70b-instruct-v1:0", BedrockModel("meta.llama3-3-70b-instruct-v1:0", None)),
     ],
 )

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from stack_synth import REGION, REPO_ROOT, Synthesized
 
 CDK = REPO_ROOT / "node_modules" / ".bin" / "cdk"
@@ -59,9 +58,14 @@ def test_cfn_lint_passes_on_every_template(
 ):
     templates = sorted(cli_synth.glob("*.template.json"))
     for build in (default_build, cpu_build, prebuilt_build):
-        templates += [build.template_path(build.settings.model_stack_name), build.template_path(build.settings.agent_stack_name)]
+        templates += [
+            build.template_path(build.settings.model_stack_name),
+            build.template_path(build.settings.agent_stack_name),
+        ]
     assert len(templates) == 8
-    result = subprocess.run([str(CFN_LINT), *map(str, templates)], capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [str(CFN_LINT), *map(str, templates)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert (result.returncode, result.stdout) == (0, ""), result.stdout + result.stderr
 
 

@@ -29,8 +29,16 @@ def test_a_key_like_nothing_lists_the_valid_ones():
 
 
 def test_cdks_own_keys_and_cdk_json_entries_pass():
-    check_known_keys([*VALID, "aws:cdk:bundling-stacks", "@aws-cdk/core:newStyleStackSynthesis",
-                      "availability-zones:account=123456789012:region=us-east-1", "team"], own={"team": "x"})
+    check_known_keys(
+        [
+            *VALID,
+            "aws:cdk:bundling-stacks",
+            "@aws-cdk/core:newStyleStackSynthesis",
+            "availability-zones:account=123456789012:region=us-east-1",
+            "team",
+        ],
+        own={"team": "x"},
+    )
 
 
 def test_the_instance_type_list_is_botocores_enum_of_real_time_types():
@@ -38,22 +46,27 @@ def test_the_instance_type_list_is_botocores_enum_of_real_time_types():
     assert {"ml.g5.xlarge", "ml.m5.xlarge", "ml.c7i.xlarge", "ml.g6e.12xlarge"} <= known_instance_types()
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("ml.bogus.huge", "real-time instance type"),
-    ("ml.g5.huge", "g5 sizes: ml.g5.12xlarge"),
-    ("ml.g5.xlarge ", "real-time instance type"),
-    ("g5.xlarge", "real-time instance type"),
-    ("ml.c7g.xlarge", "arm64 (Graviton)"),
-    ("ml.m6gd.large", "arm64 (Graviton)"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("ml.bogus.huge", "real-time instance type"),
+        ("ml.g5.huge", "g5 sizes: ml.g5.12xlarge"),
+        ("ml.g5.xlarge ", "real-time instance type"),
+        ("g5.xlarge", "real-time instance type"),
+        ("ml.c7g.xlarge", "arm64 (Graviton)"),
+        ("ml.m6gd.large", "arm64 (Graviton)"),
+    ],
+)
 def test_instance_types_that_look_right_but_cannot_host_the_image_are_refused(value: str, expected: str):
     assert expected in (instance_type_problem(value) or "")
     with pytest.raises(SettingsError, match="context key 'instance_type'"):
         parse_settings({"instance_type": value.strip() + ("x" if value.endswith(" ") else "")})
 
 
-_TEXT = st.one_of(st.text(max_size=40), st.sampled_from(["1", "0", "-1", "9" * 400, "ml.g5.xlarge", "onnx",
-                                                          "image", "code", "af_heart", "eu-west-1"]))
+_TEXT = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(["1", "0", "-1", "9" * 400, "ml.g5.xlarge", "onnx", "image", "code", "af_heart", "eu-west-1"]),
+)
 _VALUE = st.one_of(st.none(), _TEXT, st.integers(), st.booleans(), st.floats(), st.lists(st.integers(), max_size=2))
 
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from stack_synth import synthesize
+
 from stacks.measured_capacity import DEFAULT_SESSIONS, MEASURED, measured_sessions
 from stacks.settings import parse_settings
 
@@ -20,8 +20,9 @@ def test_each_engine_gets_its_measured_capacity_or_the_default() -> None:
     assert parse_settings({"engine": "onnx", "sessions_per_instance": "7"}).sessions_per_instance == 7
 
 
-@pytest.mark.parametrize("content", ["not json", "[]", '{"onnx": {"sessions": 0}}', '{"onnx": {"sessions": true}}',
-                                     '{"onnx": "many"}'])
+@pytest.mark.parametrize(
+    "content", ["not json", "[]", '{"onnx": {"sessions": 0}}', '{"onnx": {"sessions": true}}', '{"onnx": "many"}']
+)
 def test_an_unreadable_or_odd_record_falls_back_to_the_default(tmp_path: Path, content: str) -> None:
     path = tmp_path / "measured.json"
     path.write_text(content, encoding="utf-8")

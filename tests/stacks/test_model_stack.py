@@ -87,7 +87,12 @@ def test_execution_role_holds_exactly_pull_logs_and_metrics(default_build: Synth
     assert "container-assets" in render(pull["Resource"])  # the asset's repository, not "*"
     assert (statements["EcrLogin"]["Action"], statements["EcrLogin"]["Resource"]) == ("ecr:GetAuthorizationToken", "*")
     logs = statements["EndpointLogs"]
-    assert logs["Action"] == ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"]
+    assert logs["Action"] == [
+        "logs:CreateLogGroup",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+        "logs:DescribeLogStreams",
+    ]
     group = f"arn:${{AWS::Partition}}:logs:{REGION}:${{AWS::AccountId}}:log-group:/aws/sagemaker/Endpoints/kokoro-tts"
     assert [render(r) for r in as_list(logs["Resource"])] == [group, f"{group}:log-stream:*"]
     metrics = statements["EndpointMetrics"]

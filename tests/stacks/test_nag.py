@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from aws_cdk import App, Environment, Stack
 from aws_cdk import aws_iam as iam
-
 from stack_synth import REPO_ROOT
+
 from stacks.deployment import build_app
 from stacks.nag import wildcard_action, wildcard_resource
 from stacks.project_paths import ProjectPaths
@@ -19,7 +19,10 @@ from stacks.settings import parse_settings
 def test_findings_are_named_the_way_cdk_nag_names_them():
     stack = Stack(App(), "S", env=Environment(region="eu-west-1"))
     arn = f"arn:{stack.partition}:logs:{stack.region}:{stack.account}:log-group:/x/*"
-    assert wildcard_resource(stack, arn) == "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:eu-west-1:<AWS::AccountId>:log-group:/x/*]"
+    assert (
+        wildcard_resource(stack, arn)
+        == "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:eu-west-1:<AWS::AccountId>:log-group:/x/*]"
+    )
     assert wildcard_resource(stack, "*") == "AwsSolutions-IAM5[Resource::*]"
     assert wildcard_action("s3:List*") == "AwsSolutions-IAM5[Action::s3:List*]"
 

@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from stack_synth import REPO_ROOT
 
 CDK = REPO_ROOT / "node_modules" / ".bin" / "cdk"
@@ -48,8 +47,9 @@ def stock(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Complete
     """
     tmp = tmp_path_factory.mktemp("stock")
     shutil.rmtree(REPO_ROOT / "cdk.out", ignore_errors=True)
-    result = subprocess.run([str(CDK), "synth"], cwd=REPO_ROOT, env=user_env(tmp),
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [str(CDK), "synth"], cwd=REPO_ROOT, env=user_env(tmp), capture_output=True, text=True, timeout=600, check=False
+    )
     return result, REPO_ROOT / "cdk.out"
 
 
@@ -96,12 +96,25 @@ def test_the_bundle_is_arm64_cp312_with_the_agent_and_fits_agentcore(stock, tmp_
 def test_deploy_agent_synth_and_the_named_stack_reuse_the_bundle(stock, tmp_path: Path):
     outdir = stock[1]
     assert stock[0].returncode == 0
-    named = subprocess.run([str(CDK), "synth", "KokoroVoiceAgent", "--quiet"], cwd=REPO_ROOT,
-                           env=user_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    named = subprocess.run(
+        [str(CDK), "synth", "KokoroVoiceAgent", "--quiet"],
+        cwd=REPO_ROOT,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert named.returncode == 0, named.stderr[-4000:]
-    cli = subprocess.run([str(DEPLOY_AGENT), "--region", REGION, "--out-dir", str(outdir), "--json", "synth"],
-                         cwd=tmp_path, env=user_env(tmp_path), capture_output=True, text=True, timeout=600,
-                         check=False)
+    cli = subprocess.run(
+        [str(DEPLOY_AGENT), "--region", REGION, "--out-dir", str(outdir), "--json", "synth"],
+        cwd=tmp_path,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert cli.returncode == 0, cli.stderr[-4000:]
     assert json.loads(cli.stdout)["ok"] is True
     assert "end-of-life" not in cli.stderr

@@ -14,8 +14,9 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from speech_protocol.messages import SAMPLE_RATE
 from strands import Agent
+
+from speech_protocol.messages import SAMPLE_RATE
 
 from ..conversations import Conversations, SessionBusy
 from ..events import AgentEvent
@@ -120,10 +121,15 @@ async def converse(websocket: Any, session: str | None, conversations: Conversat
     outbox = Outbox(websocket)
     talk = Conversation(conversations, session, outbox, answer_for)
     try:
-        await outbox.text(messages.event(
-            "ready", sample_rate=SAMPLE_RATE, session=session,
-            max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES, history=transcript(talk.agent.messages),
-        ))
+        await outbox.text(
+            messages.event(
+                "ready",
+                sample_rate=SAMPLE_RATE,
+                session=session,
+                max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES,
+                history=transcript(talk.agent.messages),
+            )
+        )
         while True:
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":

@@ -25,8 +25,12 @@ from ..request import MAX_PROMPT_CHARS, parse_invocation
 MAX_AUDIO_FRAME_BYTES = 32 * 1024
 MAX_CLIENT_FRAME_CHARS = 16 * 1024  # a prompt of MAX_PROMPT_CHARS, escaped, with room to spare
 # /invocations' codes for its 'prompt' field, renamed for this message's 'text' field
-PROMPT_CODES = {"missing_prompt": "missing_text", "bad_prompt": "bad_text", "empty_prompt": "empty_text",
-                "prompt_too_long": "text_too_long"}
+PROMPT_CODES = {
+    "missing_prompt": "missing_text",
+    "bad_prompt": "bad_text",
+    "empty_prompt": "empty_text",
+    "prompt_too_long": "text_too_long",
+}
 
 
 class BadMessage(AgentError):

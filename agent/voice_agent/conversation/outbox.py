@@ -45,6 +45,6 @@ class Outbox:
             async with self._lock:
                 if not gate.open:
                     return sent
-                await self._websocket.send_bytes(pcm[start:start + _FRAME])
+                await self._websocket.send_bytes(pcm[start : start + _FRAME])
             sent += min(_FRAME, len(pcm) - start)
         return sent

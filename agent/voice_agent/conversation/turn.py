@@ -48,8 +48,14 @@ class Turn:
         if self.summary is not None:
             timings["llm_s"] = self.summary.llm_s
         return messages.event(
-            "turn_end", turn=self.id, interrupted=self.interrupted, heard_text=heard, text=self.text,
-            audio_s=self.audio_s, played_s=played_s, **timings,
+            "turn_end",
+            turn=self.id,
+            interrupted=self.interrupted,
+            heard_text=heard,
+            text=self.text,
+            audio_s=self.audio_s,
+            played_s=played_s,
+            **timings,
         )
 
 

@@ -175,7 +175,12 @@ class SageMakerConnector:
     """Opens a session on a SageMaker endpoint; ``open_stream`` is the seam tests replace."""
 
     def __init__(
-        self, endpoint_name: str, region: str, *, open_stream: StreamOpener | None = None, endpoint_url: str | None = None
+        self,
+        endpoint_name: str,
+        region: str,
+        *,
+        open_stream: StreamOpener | None = None,
+        endpoint_url: str | None = None,
     ):
         self.endpoint_name = endpoint_name
         self._open_stream = open_stream or SdkStreamOpener(region, endpoint_uri=endpoint_url)

@@ -36,5 +36,7 @@ class OnnxBackend:
             "speed": np.array([speed], dtype=np.float32),
         }
         audio, durations = self._session.run(["audio", DURATIONS_OUTPUT], feeds)
-        return Inference(audio=audio.reshape(-1).astype(np.float32, copy=False),
-                         frames=frames_per_character(phonemes, self._vocab, durations))
+        return Inference(
+            audio=audio.reshape(-1).astype(np.float32, copy=False),
+            frames=frames_per_character(phonemes, self._vocab, durations),
+        )

@@ -25,12 +25,12 @@ LONG_TOKEN_CHARS = 24  # tokens up to this long go to G2P as written
 LONG_WORD_CHARS = 48  # letters/digits in one piece (the longest English words have ~45)
 LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
 LONG_DIGITS = 15  # longer digit runs are read digit by digit, like an ID (misaki overflows on 10**306)
-_LONG_TOKEN = re.compile(r"\S{%d,}" % (LONG_TOKEN_CHARS + 1))
+_LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN_CHARS + 1},}}")
 _SEPARATORS = re.compile(r"[^\W_]+|[\W_]+")  # alternating runs of letters/digits and of the rest
 # Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 ("aB1" * 1667
 # took 141 s as 48-character pieces, 28 ms per character).
 _SUBWORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
-_LONG_NUMBER = re.compile(r"\d{%d,}" % (LONG_DIGITS + 1))
+_LONG_NUMBER = re.compile(rf"\d{{{LONG_DIGITS + 1},}}")
 
 
 class UnreadableText(ValueError):
@@ -68,8 +68,7 @@ class Phonemizer:
     def __init__(self, *, bounded: bool = True) -> None:
         self._bound = bound_tokens if bounded else str  # unbounded only to measure the "before" (bench)
         self._g2p = {
-            lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"),
-                         unk="")
+            lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"), unk="")
             for lang in LANGUAGES
         }
 
@@ -79,8 +78,9 @@ class Phonemizer:
         try:
             phonemes, tokens = self._g2p[lang](self._bound(text))
         except (ArithmeticError, RecursionError, ValueError, IndexError) as exc:
-            raise UnreadableText(f"the text could not be read aloud ({type(exc).__name__}); "
-                                 "rewrite numbers and symbols in it as words") from exc
+            raise UnreadableText(
+                f"the text could not be read aloud ({type(exc).__name__}); rewrite numbers and symbols in it as words"
+            ) from exc
         return phonemes, tokens
 
 

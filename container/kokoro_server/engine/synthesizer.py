@@ -86,8 +86,9 @@ class Rendered:
 class Synthesizer:
     """One loaded model with its G2P and voices; create one per process, at start-up."""
 
-    def __init__(self, backend: Backend, phonemizer: Phonemizer, voices: VoiceBank, *,
-                 default_voice: str, trim: bool = True):
+    def __init__(
+        self, backend: Backend, phonemizer: Phonemizer, voices: VoiceBank, *, default_voice: str, trim: bool = True
+    ):
         self.backend = backend
         self.phonemizer = phonemizer
         self.voices = voices
@@ -105,8 +106,9 @@ class Synthesizer:
         pieces = chunk_phonemes(phonemes)
         owners = chunk_owners(phonemes, phoneme_owners(spoken, tokens, spans), pieces)
         # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
-        chunks = [Chunk(ps, style, speed, own, words)
-                  for ps, own in zip(pieces, owners) if any(c.isalpha() for c in ps)]
+        chunks = [
+            Chunk(ps, style, speed, own, words) for ps, own in zip(pieces, owners) if any(c.isalpha() for c in ps)
+        ]
         if not chunks:
             raise NothingToSay("the text has nothing to speak")
         return chunks
@@ -114,8 +116,11 @@ class Synthesizer:
     def render(self, chunk: Chunk) -> Rendered:
         out = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
-        return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop),
-                        len(out.audio) / SAMPLE_RATE)
+        return Rendered(
+            cut(out.audio, start, stop),
+            chunk_spans(chunk.owners, out.frames, start, stop),
+            len(out.audio) / SAMPLE_RATE,
+        )
 
     def speak(self, text: str, voice: str | None = None, speed: float = 1.0) -> np.ndarray:
         """The whole utterance in one array: for warm-up, tests and the benchmark's baseline."""

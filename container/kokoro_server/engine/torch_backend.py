@@ -22,13 +22,17 @@ class TorchBackend:
         if threads:
             torch.set_num_threads(threads)
         self._device = device
-        self._model = KModel(
-            repo_id="hexgrad/Kokoro-82M", config=str(assets.config), model=str(assets.torch_model)
-        ).to(device).eval()
+        self._model = (
+            KModel(repo_id="hexgrad/Kokoro-82M", config=str(assets.config), model=str(assets.torch_model))
+            .to(device)
+            .eval()
+        )
 
     def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
         ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM))
         with torch.inference_mode():
             out = self._model(phonemes, ref_s, speed, return_output=True)
-        return Inference(audio=out.audio.reshape(-1).float().numpy(),
-                         frames=frames_per_character(phonemes, self._model.vocab, out.pred_dur.numpy()))
+        return Inference(
+            audio=out.audio.reshape(-1).float().numpy(),
+            frames=frames_per_character(phonemes, self._model.vocab, out.pred_dur.numpy()),
+        )

@@ -41,9 +41,7 @@ class VoiceBank:
     """All English voices of an asset set, loaded once; blends are computed and cached on demand."""
 
     def __init__(self, assets: ModelAssets):
-        self._tables = {
-            name: assets.load_voice(name) for name in sorted(assets.voices) if name[0] in LANGUAGES
-        }
+        self._tables = {name: assets.load_voice(name) for name in sorted(assets.voices) if name[0] in LANGUAGES}
         if not self._tables:
             raise UnknownVoice("the asset set has no English voices (names starting with 'a' or 'b')")
         self._cache: dict[str, Voice] = {}
@@ -68,14 +66,18 @@ class VoiceBank:
         for term in terms:
             match = _TERM.match(term)
             if not match:
-                raise UnknownVoice(f"malformed voice {term.strip()[:40]!r}: use a name like af_heart, "
-                                   "or a blend like af_heart(2)+af_bella(1)")
+                raise UnknownVoice(
+                    f"malformed voice {term.strip()[:40]!r}: use a name like af_heart, "
+                    "or a blend like af_heart(2)+af_bella(1)"
+                )
             name, weight = match.group(1), float(match.group(2) or 1.0)
             if name not in self._tables:
                 raise UnknownVoice(f"unknown voice {name!r}; available: {', '.join(self.names)}")
             if not MIN_WEIGHT <= weight <= MAX_WEIGHT:
-                raise UnknownVoice(f"voice weight for {name!r} must be between {MIN_WEIGHT:g} and "
-                                   f"{MAX_WEIGHT:g}, like af_heart(2)+af_bella(1)")
+                raise UnknownVoice(
+                    f"voice weight for {name!r} must be between {MIN_WEIGHT:g} and "
+                    f"{MAX_WEIGHT:g}, like af_heart(2)+af_bella(1)"
+                )
             tables.append(self._tables[name])
             weights.append(weight)
         w = np.asarray(weights, dtype=np.float64) / sum(weights)

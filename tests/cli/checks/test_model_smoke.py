@@ -6,8 +6,8 @@ import asyncio
 import re
 
 import pytest
-
 from broken_servers import answers_garbage, app_with, never_answers, serving, text_frames_only
+
 from cli.checks.model_smoke import check_ws_session, parse_base_url, smoke_url
 from cli.checks.session_check import BINARY_FRAME_HINT
 from cli.checks.smoke_report import Outcome

@@ -13,22 +13,35 @@ import sys
 from pathlib import Path
 
 from broken_servers import app_with, serving, text_frames_only
+from conftest import env_without_aws
+from emulator import sagemaker_emulator
+
 from cli.checks import sagemaker_session
 from cli.checks.session_check import BINARY_FRAME_HINT
 from cli.checks.smoke_report import Outcome
 from cli.common import agent_python
-from conftest import env_without_aws
-from emulator import sagemaker_emulator
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 
 
 def smoke_through_emulator(container_url: str) -> subprocess.CompletedProcess:
     with sagemaker_emulator(container_url) as emulator:
-        env = env_without_aws(AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="secret",
-                              SSL_CERT_FILE=str(emulator.ca_file), AWS_CA_BUNDLE=str(emulator.ca_file))
-        command = [DEPLOY_MODEL, "--region", "us-east-1", "--endpoint-name", "kokoro-tts", "smoke",
-                   "--endpoint-url", emulator.endpoint_url]
+        env = env_without_aws(
+            AWS_ACCESS_KEY_ID="AKIDEXAMPLE",
+            AWS_SECRET_ACCESS_KEY="secret",
+            SSL_CERT_FILE=str(emulator.ca_file),
+            AWS_CA_BUNDLE=str(emulator.ca_file),
+        )
+        command = [
+            DEPLOY_MODEL,
+            "--region",
+            "us-east-1",
+            "--endpoint-name",
+            "kokoro-tts",
+            "smoke",
+            "--endpoint-url",
+            emulator.endpoint_url,
+        ]
         return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
 

@@ -10,10 +10,12 @@ import pytest
 from cli.common.aws_api import Boto3Aws, failure_reasons
 from cli.common.errors import ExitCode, PrerequisiteMissing
 
-TEMPLATE = json.dumps({
-    "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
-    "Outputs": {"EndpointName": {"Value": "kokoro-tts"}},
-})
+TEMPLATE = json.dumps(
+    {
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {"EndpointName": {"Value": "kokoro-tts"}},
+    }
+)
 
 
 def test_no_credentials_is_a_prerequisite_with_the_fix(no_aws):
@@ -48,13 +50,29 @@ def test_identity_stacks_and_endpoints_through_moto(moto_env):
 def test_failure_reasons_are_those_of_the_latest_operation_oldest_first():
     events = [  # DescribeStackEvents order: newest first
         {"LogicalResourceId": "S", "ResourceType": "AWS::CloudFormation::Stack", "ResourceStatus": "ROLLBACK_COMPLETE"},
-        {"LogicalResourceId": "Role", "ResourceType": "AWS::IAM::Role", "ResourceStatus": "CREATE_FAILED",
-         "ResourceStatusReason": "Resource creation cancelled"},
-        {"LogicalResourceId": "Endpoint", "ResourceType": "AWS::SageMaker::Endpoint",
-         "ResourceStatus": "CREATE_FAILED", "ResourceStatusReason": "ping health check failed"},
-        {"LogicalResourceId": "S", "ResourceType": "AWS::CloudFormation::Stack",
-         "ResourceStatus": "CREATE_IN_PROGRESS", "ResourceStatusReason": "User Initiated"},
-        {"LogicalResourceId": "Old", "ResourceType": "AWS::IAM::Role", "ResourceStatus": "CREATE_FAILED",
-         "ResourceStatusReason": "from an earlier deploy"},
+        {
+            "LogicalResourceId": "Role",
+            "ResourceType": "AWS::IAM::Role",
+            "ResourceStatus": "CREATE_FAILED",
+            "ResourceStatusReason": "Resource creation cancelled",
+        },
+        {
+            "LogicalResourceId": "Endpoint",
+            "ResourceType": "AWS::SageMaker::Endpoint",
+            "ResourceStatus": "CREATE_FAILED",
+            "ResourceStatusReason": "ping health check failed",
+        },
+        {
+            "LogicalResourceId": "S",
+            "ResourceType": "AWS::CloudFormation::Stack",
+            "ResourceStatus": "CREATE_IN_PROGRESS",
+            "ResourceStatusReason": "User Initiated",
+        },
+        {
+            "LogicalResourceId": "Old",
+            "ResourceType": "AWS::IAM::Role",
+            "ResourceStatus": "CREATE_FAILED",
+            "ResourceStatusReason": "from an earlier deploy",
+        },
     ]
     assert failure_reasons(events) == ["Endpoint (AWS::SageMaker::Endpoint): ping health check failed"]

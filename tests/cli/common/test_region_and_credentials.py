@@ -18,8 +18,14 @@ IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
 
 
 def run(cli: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / cli), *args], capture_output=True, text=True, timeout=180,
-                          env=env_without_aws(**env), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [str(BIN / cli), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env_without_aws(**env),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_no_region_and_no_credentials_are_both_reported_and_each_hint_works(moto_url: str, tmp_path: Path):

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import env_without_aws
 from servers import free_port
 
@@ -56,15 +55,29 @@ def start_cli(tmp_path: Path, *argv: str) -> subprocess.Popen:
     """The CLI as a terminal starts it: SIGINT at its default even when this run has it ignored (a
     background job's children inherit an ignored SIGINT, and Python then never raises KeyboardInterrupt)."""
     log = (tmp_path / "cli.log").open("w")
-    return subprocess.Popen([str(BIN / argv[0]), *argv[1:]], env=env_without_aws(AWS_REGION="eu-west-1"),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [str(BIN / argv[0]), *argv[1:]],
+        env=env_without_aws(AWS_REGION="eu-west-1"),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_flight(tmp_path: Path):
     port = free_port()
-    cli = start_cli(tmp_path, "deploy-agent", "local", "--port", str(port), "--tokens-per-s", "2",
-                    "--reply", "This answer is long on purpose. " * 20)
+    cli = start_cli(
+        tmp_path,
+        "deploy-agent",
+        "local",
+        "--port",
+        str(port),
+        "--tokens-per-s",
+        "2",
+        "--reply",
+        "This answer is long on purpose. " * 20,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: _answers(f"{url}/ping"), 240, "the agent and its model server")

@@ -13,8 +13,19 @@ TARGET = CdkTarget(context={"voice": "af_heart", "engine": "onnx"}, region="eu-w
 
 def test_synth_passes_context_sorted_and_runs_offline():
     call = cdk_command.synth(TARGET, "KokoroTtsModel", "/tmp/out")
-    assert call.argv == ("/x/cdk", "synth", "KokoroTtsModel", "--exclusively", "-c", "engine=onnx", "-c", "voice=af_heart",
-                         "--output", "/tmp/out", "--quiet")
+    assert call.argv == (
+        "/x/cdk",
+        "synth",
+        "KokoroTtsModel",
+        "--exclusively",
+        "-c",
+        "engine=onnx",
+        "-c",
+        "voice=af_heart",
+        "--output",
+        "/tmp/out",
+        "--quiet",
+    )
     assert call.env["AWS_REGION"] == call.env["AWS_DEFAULT_REGION"] == "eu-west-1"
     assert call.env["AWS_EC2_METADATA_DISABLED"] == "true"
     assert "CDK_DEFAULT_REGION" not in call.env  # the CLI overwrites it (007-cdk-cli-environment.md)
@@ -33,7 +44,7 @@ def test_deploy_flags_follow_approval_and_attendance():
 def test_a_synthesized_assembly_and_a_profile_are_passed_through():
     call = cdk_command.deploy(replace(TARGET, app="/a", profile="dev"), "S", approve_all=True, outputs_file="o")
     assert call.argv[3:6] == ("--exclusively", "--app", "/a")
-    assert ("--profile", "dev") == call.argv[call.argv.index("--profile"):call.argv.index("--profile") + 2]
+    assert ("--profile", "dev") == call.argv[call.argv.index("--profile") : call.argv.index("--profile") + 2]
 
 
 def test_destroy_never_prompts_and_bootstrap_names_the_environment():
@@ -47,7 +58,7 @@ def test_shell_line_quotes_hostile_values_so_it_pastes_back_to_the_same_argv():
     line = call.shell()
     assert line.startswith(f"cd {shlex.quote(str(cdk_command.PROJECT_ROOT))} && ")
     words = shlex.split(line.split(" && ", 1)[1])
-    assert words[len(call.env):] == list(call.argv)
+    assert words[len(call.env) :] == list(call.argv)
 
 
 def test_template_path_is_under_the_project_root_unless_absolute():

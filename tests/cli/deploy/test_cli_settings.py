@@ -38,12 +38,48 @@ def test_a_made_up_instance_type_is_refused_at_synth_and_the_hint_works_when_fol
 
 
 _OPTION_VALUES = st.one_of(
-    st.text(max_size=30), st.sampled_from(["", " ", "0", "-1", "9" * 400, "ml.g5.xlarge", "ml.c7g.xlarge",
-                                           "onnx", "x" * 300, "eu-west-1", "\x00", "--help"]))
-_MODEL_OPTIONS = ["--region", "--account", "--endpoint-name", "--instance-type", "--instance-count",
-                  "--min-instances", "--max-instances", "--engine", "--image-uri", "--voice", "--model-stack-name"]
-_AGENT_OPTIONS = ["--region", "--account", "--agent-stack-name", "--endpoint-name", "--voice", "--model-id",
-                  "--agent-artifact", "--agent-image-uri", "--runtime-name"]
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "0",
+            "-1",
+            "9" * 400,
+            "ml.g5.xlarge",
+            "ml.c7g.xlarge",
+            "onnx",
+            "x" * 300,
+            "eu-west-1",
+            "\x00",
+            "--help",
+        ]
+    ),
+)
+_MODEL_OPTIONS = [
+    "--region",
+    "--account",
+    "--endpoint-name",
+    "--instance-type",
+    "--instance-count",
+    "--min-instances",
+    "--max-instances",
+    "--engine",
+    "--image-uri",
+    "--voice",
+    "--model-stack-name",
+]
+_AGENT_OPTIONS = [
+    "--region",
+    "--account",
+    "--agent-stack-name",
+    "--endpoint-name",
+    "--voice",
+    "--model-id",
+    "--agent-artifact",
+    "--agent-image-uri",
+    "--runtime-name",
+]
 
 
 def _fuzz(app, chosen: list[tuple[str, str]]) -> None:

@@ -15,8 +15,14 @@ MODEL_IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
 
 
 def deploy_agent(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([DEPLOY_AGENT, *args], capture_output=True, text=True, timeout=120,
-                          env=env_without_aws(**env), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [DEPLOY_AGENT, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env_without_aws(**env),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_dry_run_names_where_the_endpoint_comes_from():
@@ -47,8 +53,18 @@ def test_bad_settings_are_usage_errors():
 
 
 def test_synth_runs_the_real_cdk_offline_and_writes_the_template(tmp_path):
-    result = deploy_agent("--json", "--region", "eu-west-1", "--agent-artifact", "image",
-                          "--agent-image-uri", AGENT_IMAGE, "--out-dir", str(tmp_path), "synth")
+    result = deploy_agent(
+        "--json",
+        "--region",
+        "eu-west-1",
+        "--agent-artifact",
+        "image",
+        "--agent-image-uri",
+        AGENT_IMAGE,
+        "--out-dir",
+        str(tmp_path),
+        "synth",
+    )
     assert result.returncode == 0, result.stderr
     template = json.loads(Path(json.loads(result.stdout)["template"]).read_text())
     assert "AWS::BedrockAgentCore::Runtime" in {r["Type"] for r in template["Resources"].values()}

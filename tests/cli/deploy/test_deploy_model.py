@@ -7,19 +7,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from broken_servers import app_with, serving, text_frames_only
-from cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
 from conftest import env_without_aws
+
+from cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
 
 
 def deploy_model(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([DEPLOY_MODEL, *args], capture_output=True, text=True, timeout=120,
-                          env=env_without_aws(**env), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [DEPLOY_MODEL, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env_without_aws(**env),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def assert_clean_failure(result: subprocess.CompletedProcess, code: int, *phrases: str) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-
 from conftest import env_without_aws
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
@@ -47,23 +46,33 @@ Run = Callable[..., subprocess.CompletedProcess]
 @pytest.fixture
 def deploy_model(moto_endpoint: str) -> Run:
     """Run `deploy-model` with throwaway credentials and every AWS API (boto3's and cdk's) on moto."""
-    env = env_without_aws(AWS_ENDPOINT_URL=moto_endpoint, AWS_ACCESS_KEY_ID="testing",
-                          AWS_SECRET_ACCESS_KEY="testing")
+    env = env_without_aws(AWS_ENDPOINT_URL=moto_endpoint, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([DEPLOY_MODEL, *args], capture_output=True, text=True, env=env,
-                              timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [DEPLOY_MODEL, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=COMMAND_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+
     return run
 
 
 def moto_client(moto_endpoint: str, service: str, region: str):
-    return boto3.client(service, region_name=region, endpoint_url=moto_endpoint,
-                        aws_access_key_id="testing", aws_secret_access_key="testing")
+    return boto3.client(
+        service,
+        region_name=region,
+        endpoint_url=moto_endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
 
 
 def settings(region: str, instance_type: str = "ml.m5.xlarge") -> list[str]:
-    return ["--region", region, "--image-uri", image_in(region), "--instance-type", instance_type,
-            "--engine", "onnx"]
+    return ["--region", region, "--image-uri", image_in(region), "--instance-type", instance_type, "--engine", "onnx"]
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
@@ -73,7 +82,11 @@ def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
 def test_dry_run_shows_the_direct_method_and_no_smoke_step(tmp_path):
     result = subprocess.run(
         [DEPLOY_MODEL, *settings("us-west-2"), "--out-dir", str(tmp_path), "--direct", "--skip-smoke", "--dry-run"],
-        capture_output=True, text=True, env=env_without_aws(), timeout=60, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env_without_aws(),
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 0, result.stderr
     synth, deploy = result.stdout.splitlines()
@@ -84,8 +97,9 @@ def test_dry_run_shows_the_direct_method_and_no_smoke_step(tmp_path):
 
 
 def test_an_environment_that_is_not_bootstrapped_stops_before_cdk_deploy(deploy_model, moto_endpoint, tmp_path):
-    result = deploy_model("--json", *settings("ap-south-1"), "--out-dir", str(tmp_path), "--yes", "--direct",
-                          "--skip-smoke")
+    result = deploy_model(
+        "--json", *settings("ap-south-1"), "--out-dir", str(tmp_path), "--yes", "--direct", "--skip-smoke"
+    )
     assert result.returncode == 3, result.stderr
     assert_no_traceback(result)
     error = json.loads(result.stdout)["error"]
@@ -99,8 +113,9 @@ def test_an_environment_that_is_not_bootstrapped_stops_before_cdk_deploy(deploy_
 @pytest.mark.slow
 def test_deploy_creates_the_stack_and_endpoint_and_destroy_removes_them(deploy_model, moto_endpoint, tmp_path):
     region = "us-west-2"
-    created = deploy_model("--json", *settings(region), "--out-dir", str(tmp_path), "--yes", "--bootstrap",
-                           "--direct", "--skip-smoke")
+    created = deploy_model(
+        "--json", *settings(region), "--out-dir", str(tmp_path), "--yes", "--bootstrap", "--direct", "--skip-smoke"
+    )
     assert created.returncode == 0, created.stderr
     assert_no_traceback(created)
     result = json.loads(created.stdout)
@@ -137,8 +152,16 @@ def test_deploy_creates_the_stack_and_endpoint_and_destroy_removes_them(deploy_m
 @pytest.mark.slow
 def test_a_deploy_that_aws_rejects_exits_1_with_the_reason(deploy_model, tmp_path):
     """moto's SageMaker rejects ml.g5.xlarge as AWS rejects an instance type it does not offer."""
-    rejected = deploy_model("--json", *settings("eu-north-1", "ml.g5.xlarge"), "--out-dir", str(tmp_path),
-                            "--yes", "--bootstrap", "--direct", "--skip-smoke")
+    rejected = deploy_model(
+        "--json",
+        *settings("eu-north-1", "ml.g5.xlarge"),
+        "--out-dir",
+        str(tmp_path),
+        "--yes",
+        "--bootstrap",
+        "--direct",
+        "--skip-smoke",
+    )
     assert rejected.returncode == 1, rejected.stderr
     assert_no_traceback(rejected)
     assert json.loads(rejected.stdout)["error"]["type"] == "DeployFailed"

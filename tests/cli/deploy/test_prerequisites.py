@@ -40,17 +40,23 @@ def test_the_pinned_cdk_is_found_and_a_missing_one_says_run_setup():
 def test_docker_needs_a_running_engine_not_just_the_client(tmp_path):
     absent = check_docker("/nonexistent/docker", "building the image", "--image-uri")
     assert not absent.ok and "not installed" in absent.detail and "--image-uri" in absent.fix
-    stopped = check_docker(script(tmp_path, "echo 'Cannot connect to the Docker daemon' >&2; exit 1"),
-                           "building the image", "--image-uri")
+    stopped = check_docker(
+        script(tmp_path, "echo 'Cannot connect to the Docker daemon' >&2; exit 1"), "building the image", "--image-uri"
+    )
     assert not stopped.ok and "Cannot connect to the Docker daemon" in stopped.detail
     running = check_docker(script(tmp_path, "echo 28.2.2"), "building the image", "--image-uri")
     assert running.ok and running.detail == "Docker engine 28.2.2"
 
 
-@pytest.mark.parametrize(("state", "ok"), [
-    (None, False), (StackState("CDKToolkit", "ROLLBACK_COMPLETE"), False),
-    (StackState("CDKToolkit", "CREATE_COMPLETE"), True), (StackState("CDKToolkit", "UPDATE_ROLLBACK_COMPLETE"), True),
-])
+@pytest.mark.parametrize(
+    ("state", "ok"),
+    [
+        (None, False),
+        (StackState("CDKToolkit", "ROLLBACK_COMPLETE"), False),
+        (StackState("CDKToolkit", "CREATE_COMPLETE"), True),
+        (StackState("CDKToolkit", "UPDATE_ROLLBACK_COMPLETE"), True),
+    ],
+)
 def test_bootstrap_is_checked_and_offered(state, ok):
     finding = check_bootstrap(Stacks(state), IDENTITY)
     assert finding.ok is ok

@@ -14,8 +14,14 @@ def build(given, **kw):
 
 @pytest.mark.parametrize(
     ("env", "terminal", "expected"),
-    [({}, True, False), ({}, False, True), ({"CI": "true"}, True, True), ({"CI": "1"}, True, True),
-     ({"CI": "false"}, True, False), ({"CI": ""}, True, False)],
+    [
+        ({}, True, False),
+        ({}, False, True),
+        ({"CI": "true"}, True, True),
+        ({"CI": "1"}, True, True),
+        ({"CI": "false"}, True, False),
+        ({"CI": ""}, True, False),
+    ],
 )
 def test_unattended_when_ci_or_no_terminal(env, terminal, expected):
     assert is_unattended(env, terminal) is expected
@@ -31,10 +37,16 @@ def test_only_given_options_become_context_and_settings_get_the_stack_defaults()
 
 @pytest.mark.parametrize(
     ("given", "flag"),
-    [({"region": "eu west 1"}, "--region"), ({"instance_count": 0}, "--instance-count"),
-     ({"runtime_name": "has-hyphen"}, "--runtime-name"), ({"engine": "cuda"}, "--engine"),
-     ({"endpoint_name": "x" * 300}, "--endpoint-name"), ({"voice": "af_heart\x00"}, "--voice"),
-     ({"region": "   "}, "--region"), ({"image_uri": "not an image"}, "--image-uri")],
+    [
+        ({"region": "eu west 1"}, "--region"),
+        ({"instance_count": 0}, "--instance-count"),
+        ({"runtime_name": "has-hyphen"}, "--runtime-name"),
+        ({"engine": "cuda"}, "--engine"),
+        ({"endpoint_name": "x" * 300}, "--endpoint-name"),
+        ({"voice": "af_heart\x00"}, "--voice"),
+        ({"region": "   "}, "--region"),
+        ({"image_uri": "not an image"}, "--image-uri"),
+    ],
 )
 def test_bad_values_are_usage_errors_naming_the_flag(given, flag):
     with pytest.raises(UsageError) as caught:

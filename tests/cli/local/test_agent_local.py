@@ -7,13 +7,13 @@ import wave
 from pathlib import Path
 
 import pytest
+from servers import free_port
 from typer.testing import CliRunner
 
 from cli.common.errors import UsageError
 from cli.deploy_agent import app
 from cli.local.agent_local import LlmChoice, local_settings
 from cli.local.agent_local_servers import agent_server_thread
-from servers import free_port
 from voice_agent.app import create_app
 
 REPLY = "Good evening. Your table is ready"
@@ -28,8 +28,19 @@ def read_outputs(out: Path) -> tuple[dict, float]:
 
 
 def test_local_with_a_prompt_writes_answer_and_report(model_server_url: str, tmp_path: Path) -> None:
-    args = ["local", "--model-url", model_server_url, "--prompt", "Is my table ready?", "--out", str(tmp_path),
-            "--reply", REPLY, "--tokens-per-s", "40"]
+    args = [
+        "local",
+        "--model-url",
+        model_server_url,
+        "--prompt",
+        "Is my table ready?",
+        "--out",
+        str(tmp_path),
+        "--reply",
+        REPLY,
+        "--tokens-per-s",
+        "40",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     report, seconds = read_outputs(tmp_path)
@@ -65,9 +76,7 @@ def test_invoke_reports_the_agents_error_and_fails(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "report.json").read_text())["error"]["code"] == "tts_unreachable"
 
 
-@pytest.mark.parametrize(
-    ("target", "code"), [("ftp://host", 2), ("127.0.0.1:8080", 2), ("http://127.0.0.1:{port}", 1)]
-)
+@pytest.mark.parametrize(("target", "code"), [("ftp://host", 2), ("127.0.0.1:8080", 2), ("http://127.0.0.1:{port}", 1)])
 def test_invoke_bad_or_dead_targets(target: str, code: int, tmp_path: Path) -> None:
     result = runner.invoke(app, ["invoke", target.format(port=free_port()), "--prompt", "hi", "--out", str(tmp_path)])
     assert result.exit_code == code, result.output
@@ -76,8 +85,17 @@ def test_invoke_bad_or_dead_targets(target: str, code: int, tmp_path: Path) -> N
 
 def test_local_settings_choose_the_llm() -> None:
     def provider(**kw) -> str:
-        args = {"llm": None, "reply": "Hi", "tokens_per_s": 20.0, "llm_model_id": None, "llm_base_url": None,
-                "region": None, "voice": "af_heart", "speed": 1.0, **kw}
+        args = {
+            "llm": None,
+            "reply": "Hi",
+            "tokens_per_s": 20.0,
+            "llm_model_id": None,
+            "llm_base_url": None,
+            "region": None,
+            "voice": "af_heart",
+            "speed": 1.0,
+            **kw,
+        }
         return local_settings("http://127.0.0.1:1", **args).llm.provider
 
     assert provider() == "scripted"

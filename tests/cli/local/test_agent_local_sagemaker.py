@@ -10,14 +10,14 @@ import wave
 from pathlib import Path
 
 import pytest
+from emulator import sagemaker_emulator
+from speech import transcribe, wer
+from test_agent_local import read_outputs
 from typer.testing import CliRunner
 
 from cli.common.errors import UsageError
 from cli.deploy_agent import app
 from cli.local.agent_local import LlmChoice, local_settings
-from emulator import sagemaker_emulator
-from speech import transcribe, wer
-from test_agent_local import read_outputs
 from voice_agent.settings import settings_from_env, settings_to_env
 
 REPLY = "Good evening. Your table by the window is ready"
@@ -29,9 +29,23 @@ def test_local_agent_speaks_through_the_emulated_endpoint(model_server_url, tmp_
         monkeypatch.setenv("SSL_CERT_FILE", str(emulator.ca_file))
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
         monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
-        args = ["local", "--tts-endpoint", "kokoro-tts", "--tts-endpoint-url", emulator.endpoint_url,
-                "--region", "us-east-1", "--prompt", "Is my table ready?", "--out", str(tmp_path),
-                "--reply", REPLY, "--tokens-per-s", "40"]
+        args = [
+            "local",
+            "--tts-endpoint",
+            "kokoro-tts",
+            "--tts-endpoint-url",
+            emulator.endpoint_url,
+            "--region",
+            "us-east-1",
+            "--prompt",
+            "Is my table ready?",
+            "--out",
+            str(tmp_path),
+            "--reply",
+            REPLY,
+            "--tokens-per-s",
+            "40",
+        ]
         result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "SageMaker endpoint kokoro-tts at https://127.0.0.1:" in " ".join(result.output.split())
@@ -43,8 +57,19 @@ def test_local_agent_speaks_through_the_emulated_endpoint(model_server_url, tmp_
 
 
 def test_sagemaker_settings_round_trip_through_the_agents_environment() -> None:
-    settings = local_settings(None, LlmChoice.scripted, REPLY, 40.0, None, None, "eu-west-1", "bf_emma", 1.1,
-                              tts_endpoint="kokoro-tts", tts_endpoint_url="https://127.0.0.1:8443")
+    settings = local_settings(
+        None,
+        LlmChoice.scripted,
+        REPLY,
+        40.0,
+        None,
+        None,
+        "eu-west-1",
+        "bf_emma",
+        1.1,
+        tts_endpoint="kokoro-tts",
+        tts_endpoint_url="https://127.0.0.1:8443",
+    )
     assert settings_from_env(settings_to_env(settings)) == settings
 
 

@@ -12,13 +12,13 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 import pytest
+from servers import REPO, free_port
 from websockets.asyncio.client import connect
 
 from cli.common.errors import UsageError
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.agent_web import presigner, region_of
 from cli.local.web_page import page_app, runtime_connect_url
-from servers import REPO, free_port
 from voice_agent.conversation import SESSION_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
@@ -75,11 +75,24 @@ def test_region_of_refuses_what_is_not_a_runtime_arn(arn: str) -> None:
 
 async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: str) -> None:
     agent_port, web_port = free_port(), free_port()
-    command = [sys.executable, "-c", "from cli.deploy_agent import app; app()", "local", "--web",
-               "--model-url", model_server_url, "--reply", "Hello there. Nice to meet you", "--port", str(agent_port),
-               "--web-port", str(web_port)]
-    proc = subprocess.Popen(command, cwd=REPO, env=os.environ.copy(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    command = [
+        sys.executable,
+        "-c",
+        "from cli.deploy_agent import app; app()",
+        "local",
+        "--web",
+        "--model-url",
+        model_server_url,
+        "--reply",
+        "Hello there. Nice to meet you",
+        "--port",
+        str(agent_port),
+        "--web-port",
+        str(web_port),
+    ]
+    proc = subprocess.Popen(
+        command, cwd=REPO, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
             for _ in range(200):

@@ -37,28 +37,28 @@ def _us(m: re.Match) -> str:
 
 
 def _month(m: re.Match, group: int) -> list[tuple[int, int, str]]:
-    """"Nov." -> "November"; a full month name without a period is left as written."""
+    """ "Nov." -> "November"; a full month name without a period is left as written."""
     name, start, end = m.group(group), m.start(group), m.end(group)
-    dotted = m.string[end:end + 1] == "."
+    dotted = m.string[end : end + 1] == "."
     full = _MONTH_ABBR.get(name, name)
     return [(start, end + dotted, full)] if dotted or full != name else []
 
 
 def _named(m: re.Match) -> list[tuple[int, int, str]]:
-    """"Nov. 30th" -> "November thirtieth": a following year is left for G2P, which reads years."""
+    """ "Nov. 30th" -> "November thirtieth": a following year is left for G2P, which reads years."""
     return [*_month(m, 1), (m.start(2), m.end(2), ordinal(int(m.group(3))))]
 
 
 def _day_first(m: re.Match) -> list[tuple[int, int, str]]:
-    """"30 November" / "30th of Nov." -> "the thirtieth of November"."""
+    """ "30 November" / "30th of Nov." -> "the thirtieth of November"."""
     return [(m.start(1), m.end(1), f"the {ordinal(int(m.group(2)))} of"), *_month(m, 3)]
 
 
 def _ampm(m: re.Match, group: int) -> tuple[int, int, str]:
-    """"pm" / "p.m." -> "PM"; a final period that also ends the sentence is kept."""
+    """ "pm" / "p.m." -> "PM"; a final period that also ends the sentence is kept."""
     start, end = m.start(group), m.end(group)
     said = m.group(group)[0].upper() + "M"
-    following = m.string[end:end + 2]
+    following = m.string[end : end + 2]
     if m.string[end - 1] == "." and (not following or (following[0] == " " and following[1:].isupper())):
         said += "."
     return start, end, said
@@ -93,7 +93,7 @@ def _said_time(hour: str, minute: str | None) -> str:
 
 
 def _hour_range(m: re.Match) -> list[tuple[int, int, str]]:
-    """"9-10 am" -> "nine to ten AM", "9:30-11 a.m." -> "nine thirty to eleven AM"."""
+    """ "9-10 am" -> "nine to ten AM", "9:30-11 a.m." -> "nine thirty to eleven AM"."""
     said = f"{_said_time(m.group(1), m.group(2))} to {_said_time(m.group(3), m.group(4))}"
     return [(m.start(1), max(m.end(3), m.end(4)), said), _ampm(m, 5)]
 
@@ -103,8 +103,11 @@ RULES = [
     Rule("us_date", rf"(?<![\w./-])(0?[1-9]|1[0-2])/{_DAY}/(\d{{4}}|\d{{2}}){_END}", _us),
     Rule("named_date", rf"\b{_MONTH_NAME}\.? ({_DAY}(?:st|nd|rd|th)?)(?=[\s,.;:!?)]|$)", _named),
     Rule("day_month", rf"(?<![\w.,])({_DAY}(?:st|nd|rd|th)?(?: of)?) {_MONTH_NAME}\b", _day_first),
-    Rule("hour_range", rf"(?<![\w:.])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?[-–]\s?(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?{_AMPM}",
-         _hour_range),
+    Rule(
+        "hour_range",
+        rf"(?<![\w:.])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?[-–]\s?(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?{_AMPM}",
+        _hour_range,
+    ),
     Rule("clock", rf"(?<![\w:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?:\s?{_AMPM})?(?![\w:]|\.\d)", _clock),
     Rule("hour_ampm", rf"(?<![\w:.])(1[0-2]|0?[1-9])\s?{_AMPM}", _hour),
 ]

@@ -12,14 +12,25 @@ from kokoro_server.engine.normalize.numbers import number
 from kokoro_server.engine.normalize.rule import Rule
 
 CURRENCY = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds"), "¥": ("yen", "yen")}
-SCALES = {"K": "thousand", "k": "thousand", "M": "million", "m": "million", "MM": "million", "B": "billion",
-          "b": "billion", "bn": "billion", "BN": "billion", "T": "trillion", "tn": "trillion"}
+SCALES = {
+    "K": "thousand",
+    "k": "thousand",
+    "M": "million",
+    "m": "million",
+    "MM": "million",
+    "B": "billion",
+    "b": "billion",
+    "bn": "billion",
+    "BN": "billion",
+    "T": "trillion",
+    "tn": "trillion",
+}
 _SYMBOL = "[$€£¥]"
 _SCALE = "|".join(sorted(SCALES, key=len, reverse=True))
 
 
 def _scaled(m: re.Match) -> str:
-    """"$5M" -> "five million dollars", "€1.2bn" -> "one point two billion euros"."""
+    """ "$5M" -> "five million dollars", "€1.2bn" -> "one point two billion euros"."""
     return f"{number(m.group(2))} {SCALES[m.group(3)]} {CURRENCY[m.group(1)][1]}"
 
 
@@ -29,7 +40,7 @@ def _lone(m: re.Match) -> str:
 
 
 def _range(m: re.Match) -> list[tuple[int, int, str]]:
-    """"$10-20" / "$10-$20" -> "$10 to $20": the dash becomes "to", the second amount gets the symbol."""
+    """ "$10-20" / "$10-$20" -> "$10 to $20": the dash becomes "to", the second amount gets the symbol."""
     return [(m.start(3), m.end(3), f" to {m.group(1)}")]
 
 

@@ -28,7 +28,7 @@ def ascii_digits(digits: str) -> str:
 
 
 def digit_by_digit(digits: str) -> str:
-    """"0123" -> "zero one two three": for phone numbers, long runs and codes."""
+    """ "0123" -> "zero one two three": for phone numbers, long runs and codes."""
     return " ".join(_DIGIT_WORDS[unicodedata.decimal(c)] for c in digits if c.isdigit())
 
 
@@ -61,7 +61,7 @@ def ordinal(n: int) -> str:
 
 
 def year(digits: str) -> str:
-    """"2026" -> "twenty twenty-six", "1905" -> "nineteen oh-five", "2005" -> "two thousand five"."""
+    """ "2026" -> "twenty twenty-six", "1905" -> "nineteen oh-five", "2005" -> "two thousand five"."""
     return _clean(num2words(int(digits), to="year"))
 
 

@@ -26,9 +26,11 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 # A capitalised word before "3.12" names a product with a version ("Python 3.12" -> "three point
 # twelve"), unless it is one of the words that start sentences or clauses.
-_NOT_PRODUCTS = frozenset("""A About After All Almost An And Around As At Before But By Each Every For From
+_NOT_PRODUCTS = frozenset(
+    """A About After All Almost An And Around As At Before But By Each Every For From
 Give Half If In Is It Just Nearly Of On Only Or Over Pay Roughly Some That The Then To Total Under Up Was We
-With""".split())
+With""".split()
+)
 _WORD_BEFORE = re.compile(r"([A-Za-z][\w-]*) $")
 
 
@@ -37,7 +39,7 @@ def _is_year(digits: str) -> bool:
 
 
 def _range(m: re.Match) -> str:
-    """"2020-2024" -> "twenty twenty to twenty twenty-four"; "3-7" -> "three to seven"."""
+    """ "2020-2024" -> "twenty twenty to twenty twenty-four"; "3-7" -> "three to seven"."""
     low, high = m.group(1), m.group(2)
     if _is_year(low) and _is_year(high):
         return f"{year(low)} to {year(high)}"
@@ -60,7 +62,7 @@ def _scientific(m: re.Match) -> str:
 
 
 def _fraction(m: re.Match) -> str | None:
-    """"1/2" -> "one half", "3/4" -> "three quarters", "2/3" -> "two thirds"; "24/7" is "twenty-four seven"."""
+    """ "1/2" -> "one half", "3/4" -> "three quarters", "2/3" -> "two thirds"; "24/7" is "twenty-four seven"."""
     top, bottom = int(m.group(1)), int(m.group(2))
     if (top, bottom) == (24, 7):
         return "twenty-four seven"
@@ -71,7 +73,7 @@ def _fraction(m: re.Match) -> str | None:
 
 
 def _version(m: re.Match) -> str:
-    """"v2.1" -> "version two point one", "2.0.1" -> "two point zero point one"; four parts are an
+    """ "v2.1" -> "version two point one", "2.0.1" -> "two point zero point one"; four parts are an
     IP address: "192.168.0.1" -> "one ninety-two dot ..." is not attempted, each part is a number."""
     parts = m.group(2).split(".")
     said = [cardinal(p) if not p.startswith("0") or p == "0" else digit_by_digit(p) for p in parts]
@@ -79,7 +81,7 @@ def _version(m: re.Match) -> str:
 
 
 def _product_version(m: re.Match) -> str | None:
-    """"Python 3.12" -> "three point twelve"; a plain decimal ("pi is 3.14") is left to G2P."""
+    """ "Python 3.12" -> "three point twelve"; a plain decimal ("pi is 3.14") is left to G2P."""
     before = _WORD_BEFORE.search(m.string, max(0, m.start() - 40), m.start())
     name = before.group(1) if before else ""
     if not (name[:1].isupper() and name not in _NOT_PRODUCTS) and name.lower() != "version":
@@ -100,7 +102,6 @@ def _non_ascii(m: re.Match) -> str:
     return ascii_digits(m.group())
 
 
-
 RULES = [
     Rule("version", r"(?<![\w.])([vV])?(\d+(?:\.\d+){2,3})(?![\w]|\.\d)", _version),
     Rule("version_v", r"(?<![\w.])([vV])(\d+(?:\.\d+)*)(?![\w]|\.\d)", _version),
@@ -109,8 +110,11 @@ RULES = [
     Rule("superscript", r"(?<![\w.])(\d+(?:\.\d+)?)([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", _power),
     Rule("fraction", r"(?<![\w./])(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)", _fraction),
     Rule("range", rf"(?<![\w.,/-])({_NUM})(?:-|\s?–\s?)({_NUM})(%?)(?![\w/-]|[.,]\d)", _range),
-    Rule("long_number", rf"(?<![\d,.])(?:\d{{{MAX_CARDINAL_DIGITS + 1},}}(?:\.\d+)?|\d+\.\d{{{MAX_CARDINAL_DIGITS + 1},}})(?!\d)",
-         _long),
+    Rule(
+        "long_number",
+        rf"(?<![\d,.])(?:\d{{{MAX_CARDINAL_DIGITS + 1},}}(?:\.\d+)?|\d+\.\d{{{MAX_CARDINAL_DIGITS + 1},}})(?!\d)",
+        _long,
+    ),
     Rule("long_grouped_number", r"(?<![\d,])\d{1,3}(?:,\d{3}){9,}(?![\d,])", _long),
     Rule("non_ascii_digits", r"(?<!\d)[0-9]*(?:(?![0-9])\d)\d*(?:\.\d+)?", _non_ascii),
     Rule("product_version", r"(?<![\w.,])\d{1,3}\.\d{1,3}(?![\w]|\.\d)", _product_version),

@@ -12,8 +12,8 @@ once, not 5,000 times), and no quantified group contains another unbounded quant
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,25 @@ import re
 from kokoro_server.engine.normalize.numbers import cardinal, digit_by_digit
 from kokoro_server.engine.normalize.rule import Rule
 
-_SEPARATORS = {".": "dot", "_": "underscore", "-": "dash", "+": "plus", "/": "slash", "?": "question mark",
-               "=": "equals", "&": "and", "#": "hash", "%": "percent", ":": "colon", "~": "tilde", "@": "at"}
+_SEPARATORS = {
+    ".": "dot",
+    "_": "underscore",
+    "-": "dash",
+    "+": "plus",
+    "/": "slash",
+    "?": "question mark",
+    "=": "equals",
+    "&": "and",
+    "#": "hash",
+    "%": "percent",
+    ":": "colon",
+    "~": "tilde",
+    "@": "at",
+}
 _PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.S)
-_TLDS = ("com|org|net|edu|gov|io|ai|dev|app|co|uk|us|ca|de|fr|eu|info|biz|me|tv|ly|gg|xyz|cloud|tech|"
-         "news|shop|site|online")
+_TLDS = (
+    "com|org|net|edu|gov|io|ai|dev|app|co|uk|us|ca|de|fr|eu|info|biz|me|tv|ly|gg|xyz|cloud|tech|news|shop|site|online"
+)
 # A URL or domain never ends with sentence punctuation: "see example.com." ends the sentence.
 _TAIL = r"(?:[/?#][^\s<>\"']*[^\s<>\"'.,;:!?)\]}])?"
 
@@ -43,7 +57,7 @@ def _url(m: re.Match) -> str:
 
 
 def _phone_group(digits: str) -> str:
-    """"800" -> "eight hundred" (as toll-free numbers are said), otherwise digit by digit."""
+    """ "800" -> "eight hundred" (as toll-free numbers are said), otherwise digit by digit."""
     if len(digits) == 3 and digits.endswith("00") and digits[0] != "0":
         return cardinal(digits)
     return digit_by_digit(digits)
@@ -56,9 +70,13 @@ def _phone(m: re.Match) -> str:
 
 
 RULES = [
-    Rule("email", r"(?<![\w.+-])[\w.%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?![\w@-])", lambda m: _say_address(m.group())),
+    Rule(
+        "email", r"(?<![\w.+-])[\w.%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?![\w@-])", lambda m: _say_address(m.group())
+    ),
     Rule("url", r"(?<![\w/])(?i:https?://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]}]", _url),
-    Rule("domain", rf"(?<![\w@./-])(?:[A-Za-z0-9-]+\.)+(?i:{_TLDS})(?![\w-]){_TAIL}", lambda m: _say_address(m.group())),
+    Rule(
+        "domain", rf"(?<![\w@./-])(?:[A-Za-z0-9-]+\.)+(?i:{_TLDS})(?![\w-]){_TAIL}", lambda m: _say_address(m.group())
+    ),
     # North American (with area code, optional +1 or 1-), then a 7-digit local number, then international.
     Rule("phone_nanp", r"(?<![\w+.-])(?:\+?1[-. ])?(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-]|\.\d)", _phone),
     Rule("phone_local", r"(?<![\w+.-])\d{3}-\d{4}(?![\w-]|\.\d)", _phone),

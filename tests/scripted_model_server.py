@@ -3,6 +3,10 @@
 For the failures the real model server cannot be made to produce on cue: closing mid-answer,
 stalling, sending garbage, or holding audio back until the next piece arrives (which proves the
 client pipelines). Frames are encoded with ``speech_protocol.messages`` like the real server's.
+
+A script's own assertions are part of its test: whatever a script raises, other than the client going
+away (``ConnectionClosed``), is raised again from the ``async with`` when the server stops, so a script
+that asserts something false fails its test (tests/protocol/test_scripted_model_server.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
 from speech_protocol.messages import (
     Audio,
@@ -67,12 +72,28 @@ async def close_after_first_message(peer: Peer) -> None:
 
 @contextlib.asynccontextmanager
 async def scripted_model_server(script: Script) -> AsyncIterator[str]:
-    """Yields the base URL (``http://127.0.0.1:PORT``) of a server running ``script`` per session."""
+    """Yields the base URL (``http://127.0.0.1:PORT``) of a server running ``script`` per session.
+
+    Raises ``ExceptionGroup`` of what the scripts raised (their failed assertions) once the server has
+    stopped, even when the test's own code failed first: a script's failure is usually the cause.
+    """
+    failures: list[Exception] = []
 
     async def handler(connection: ServerConnection) -> None:
-        with contextlib.suppress(Exception):
+        try:
             await script(Peer(connection))
+        except ConnectionClosed:
+            pass  # the client went away: sessions end so, and tests provoke it on purpose
+        except Exception as exc:  # collected: raised again from the test below
+            failures.append(exc)
 
-    async with serve(handler, "127.0.0.1", 0) as server:
-        port = next(iter(server.sockets)).getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
+    try:
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield f"http://127.0.0.1:{port}"
+    except Exception as exc:
+        if failures:
+            raise ExceptionGroup("the scripted model server's script failed", failures) from exc
+        raise
+    if failures:
+        raise ExceptionGroup("the scripted model server's script failed", failures)

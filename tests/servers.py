@@ -18,12 +18,13 @@ SERVER_START_S = 600.0
 __all__ = ["REPO", "SERVER_START_S", "free_port", "model_server_child", "model_server_process", "wait_ready"]
 
 
-def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:
-    """Poll ``url`` until it answers 200; fail with the server's own output if it dies first."""
+def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 180.0, log: Path | None = None) -> None:
+    """Poll ``url`` until it answers 200; fail with the server's own output (its pipe, or ``log``, the file
+    it writes to) if it dies first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            out = proc.stdout.read() if proc.stdout else ""
+            out = log.read_text(errors="replace") if log else proc.stdout.read() if proc.stdout else ""
             raise RuntimeError(f"server exited with {proc.returncode}:\n{out}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(url, timeout=2).status_code == 200:

@@ -7,16 +7,13 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-from browser import chromium_page, chromium_path
+from browser import chromium_page
 from scripted_model_server import scripted_model_server
 from test_app import agent_for
 from word_server import WordServer
 
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import local_connect_url, page_app
-
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium: run ./setup.sh")
 
 REPLY = (
     "Rivers are best walked in the morning, when the light is low and the paths are quiet. "

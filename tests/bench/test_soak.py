@@ -1,5 +1,5 @@
-"""A one-minute soak on a real server: mixed traffic leaks no descriptors or threads, and every error
-it meets is one the traffic provoked on purpose."""
+"""A one-minute soak on a real server: mixed traffic leaks no memory, descriptors or threads, and every
+error it meets is one the traffic provoked on purpose."""
 
 from __future__ import annotations
 
@@ -15,9 +15,38 @@ from bench.soak_cli import leaks
 async def test_a_minute_of_mixed_traffic_leaks_nothing() -> None:
     with model_server_child("onnx", "--max-sessions", "2", timeout_s=SERVER_START_S) as (url, proc):
         report = await soak(url, proc.pid, minutes=1.0, sessions=2)
+    # the server's memory, descriptors and threads were read, after warm-up and at the end
+    assert len(report["samples"]) >= 3, report
+    assert all(s["rss_mb"] > 0 and s["fds"] > 0 and s["threads"] > 0 for s in report["samples"]), report
     assert leaks(report) == [], report
     assert report["unexpected_errors"] == {}, report
     assert sum(report["completed"].values()) >= 2, report  # traffic actually ran
+
+
+def _report(rss_mb: float = 500.0, fds: int = 20, threads: int = 6) -> dict:
+    """A soak report whose figures after warm-up are 500 MB, 20 descriptors and 6 threads."""
+    return {
+        "rss_mb": {"after_warm_up": 500.0, "end": rss_mb},
+        "fds": {"after_warm_up": 20, "end": fds},
+        "threads": {"after_warm_up": 6, "end": threads},
+    }
+
+
+@pytest.mark.parametrize(
+    ("grown", "found"),
+    [
+        ({"rss_mb": 560.0}, "RSS 500.0 -> 560.0 MB"),
+        ({"fds": 40}, "descriptors 20 -> 40"),
+        ({"threads": 12}, "threads 6 -> 12"),
+    ],
+)
+def test_each_kind_of_growth_is_a_leak(grown: dict, found: str) -> None:
+    assert leaks(_report(**grown)) == [found]
+
+
+def test_allocator_noise_and_a_closed_socket_are_no_leak() -> None:
+    assert leaks(_report(rss_mb=510.0, fds=24, threads=7)) == []
+    assert leaks(_report(rss_mb=480.0, fds=17, threads=6)) == []
 
 
 def test_the_rss_slope_is_least_squares_per_minute() -> None:

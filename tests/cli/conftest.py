@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from servers import REPO, free_port, wait_ready
+from servers import SERVER_START_S, free_port, wait_ready
 
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
@@ -45,19 +45,23 @@ def no_aws(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def moto_url() -> Iterator[str]:
-    """A real moto server on a loopback port: AWS's APIs, answered locally."""
+def moto_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real moto server on a loopback port: AWS's APIs, answered locally. Ready when it answers; its
+    start is waited for as long as a model server's (a loaded machine imports moto slowly), and a moto that
+    exits or never answers fails the tests that need it, with its output. That output goes to a file: an
+    unread pipe fills with moto's request log and freezes it mid-deploy."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log_path = tmp_path_factory.mktemp("moto") / "moto.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            cwd=log_path.parent,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_ready(f"{url}/moto-api/", proc, timeout=60)
+        wait_ready(f"{url}/moto-api/", proc, timeout=SERVER_START_S, log=log_path)
         yield url
     finally:
         proc.terminate()

@@ -35,11 +35,28 @@ def test_pcm_format_is_raw_samples(model_server_url):
     assert len(r.content) % 2 == 0 and len(r.content) > 4800 and r.content[:4] != b"RIFF"
 
 
+def _renders(url: str) -> int:
+    """How many chunks the server has synthesized so far (its /ping counts every render)."""
+    return httpx.get(f"{url}/ping").json()["renders"]
+
+
 def test_streams_first_chunk_before_the_rest(model_server_url):
-    text = "First sentence here. " + " ".join(["Then another sentence follows."] * 4)
+    """The first audio leaves while the server still has sentences to synthesize: when it arrives, the
+    server has rendered fewer chunks than the whole answer takes. A response buffered until the end would
+    arrive only after every render, however many network reads it came in."""
+    text = "First sentence here. " + " ".join(["Then another sentence follows."] * 6)
+    before = _renders(model_server_url)
+    body = bytearray()
     with httpx.stream("POST", f"{model_server_url}/invocations", json={"text": text, "format": "pcm"}, timeout=60) as r:
-        sizes = [len(part) for part in r.iter_raw() if part]
-    assert len(sizes) >= 2  # the audio left in several pieces, not as one buffer at the end
+        parts = r.iter_raw()
+        body += next(part for part in parts if part)
+        at_first_audio = _renders(model_server_url) - before
+        for part in parts:
+            body += part
+    after = _renders(model_server_url) - before
+    assert after >= 4, after  # the answer is several chunks, so "fewer than all" means something
+    assert at_first_audio < after, (at_first_audio, after)
+    assert len(body) / 48_000 > 4.0  # and the whole answer came: seven sentences of speech
 
 
 def test_voice_blend_and_speed(model_server_url):

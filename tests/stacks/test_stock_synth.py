@@ -1,8 +1,11 @@
-"""The stock ``cdk synth`` a user types, with no arguments: both stacks, the agent's code really bundled.
+"""The stock ``cdk synth`` a user types, with no stack arguments: both stacks, the agent's code really bundled.
 
 pip fetches the real ``agent/requirements.txt`` for arm64/cp312 from the package registry, as a user's
 synth does (pip's own wheel cache makes reruns cheaper). Then ``deploy-agent synth`` and
 ``cdk synth KokoroVoiceAgent`` run on the same output folder, where cdk reuses the staged bundle.
+
+The output folder is the test's own (``--output``): the repository's ``cdk.out`` is the user's, never
+read, deleted or written here.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import zipfile
 from pathlib import Path
@@ -39,18 +41,35 @@ def user_env(tmp: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def stock(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """``cdk synth`` exactly as typed at a terminal: cwd the repository, output its cdk.out.
+def users_cdk_out() -> list[tuple[str, int]]:
+    """The repository's own cdk.out as it stands: every path under it with its modification time."""
+    root = REPO_ROOT / "cdk.out"
+    return sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in [root, *root.rglob("*")] if p.exists())
 
-    The cdk.out of an earlier synth goes first, or cdk would reuse its staged bundle instead of bundling.
-    """
+
+@pytest.fixture(scope="module")
+def users_output_before() -> list[tuple[str, int]]:
+    return users_cdk_out()
+
+
+@pytest.fixture(scope="module")
+def stock(
+    users_output_before: list[tuple[str, int]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``cdk synth`` as typed at a terminal, cwd the repository, into a fresh output folder of the test's
+    (a fresh one: cdk would reuse an earlier synth's staged bundle instead of bundling)."""
     tmp = tmp_path_factory.mktemp("stock")
-    shutil.rmtree(REPO_ROOT / "cdk.out", ignore_errors=True)
+    outdir = tmp / "cdk.out"
     result = subprocess.run(
-        [str(CDK), "synth"], cwd=REPO_ROOT, env=user_env(tmp), capture_output=True, text=True, timeout=600, check=False
+        [str(CDK), "synth", "--output", str(outdir)],
+        cwd=REPO_ROOT,
+        env=user_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    return result, REPO_ROOT / "cdk.out"
+    return result, outdir
 
 
 def code_bundle(outdir: Path) -> Path:
@@ -97,7 +116,7 @@ def test_deploy_agent_synth_and_the_named_stack_reuse_the_bundle(stock, tmp_path
     outdir = stock[1]
     assert stock[0].returncode == 0
     named = subprocess.run(
-        [str(CDK), "synth", "KokoroVoiceAgent", "--quiet"],
+        [str(CDK), "synth", "KokoroVoiceAgent", "--quiet", "--output", str(outdir)],
         cwd=REPO_ROOT,
         env=user_env(tmp_path),
         capture_output=True,
@@ -118,3 +137,8 @@ def test_deploy_agent_synth_and_the_named_stack_reuse_the_bundle(stock, tmp_path
     assert cli.returncode == 0, cli.stderr[-4000:]
     assert json.loads(cli.stdout)["ok"] is True
     assert "end-of-life" not in cli.stderr
+
+
+def test_the_users_own_cdk_out_is_left_alone(stock, users_output_before):
+    assert stock[1] != REPO_ROOT / "cdk.out"
+    assert users_cdk_out() == users_output_before

@@ -6,6 +6,7 @@ signal, then every process of that tree must be gone once the CLI has exited.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -66,6 +67,7 @@ def start_cli(tmp_path: Path, *argv: str) -> subprocess.Popen:
 
 
 def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_flight(tmp_path: Path):
+    reply = "This answer is long on purpose. " * 20
     port = free_port()
     cli = start_cli(
         tmp_path,
@@ -76,7 +78,7 @@ def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_f
         "--tokens-per-s",
         "2",
         "--reply",
-        "This answer is long on purpose. " * 20,
+        reply,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -86,13 +88,21 @@ def test_sigterm_to_deploy_agent_local_ends_the_model_server_and_the_answer_in_f
         streamed: list[str] = []
         asking = threading.Thread(target=_ask, args=(url, streamed), daemon=True)
         asking.start()
-        wait_for(lambda: streamed, 60, "the answer to start")
+        wait_for(lambda: any(_event(line) for line in streamed), 60, "the answer to start")
         cli.send_signal(signal.SIGTERM)
-        cli.wait(timeout=40)  # the answer alone would take minutes at 2 words per second
+        cli.wait(timeout=40)  # the answer alone would take a minute at 2 words per second
         asking.join(timeout=10)
         assert cli.returncode == 0, (tmp_path / "cli.log").read_text()  # a server asked to stop, stopped
         assert not [pid for pid in tree if alive(pid)]
         assert not _answers(f"{url}/ping")
+        # The answer in flight was cut short: its stream has ended, before the summary that ends a whole
+        # answer, with only the start of the reply's text.
+        assert not asking.is_alive(), "the answer's stream outlived the agent"
+        events = [event for line in streamed if (event := _event(line)) is not None]
+        assert events, streamed
+        assert "summary" not in [event["type"] for event in events], "the whole answer was given"
+        said = "".join(event["text"] for event in events if event["type"] == "text")
+        assert reply.startswith(said) and len(said) < len(reply), said
     finally:
         if cli.poll() is None:
             cli.kill()
@@ -118,6 +128,11 @@ def _answers(url: str) -> bool:
         return httpx.get(url, timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def _event(line: str) -> dict | None:
+    """The agent event of an SSE ``data:`` line; None for the stream's other lines."""
+    return json.loads(line[5:]) if line.startswith("data:") else None
 
 
 def _ask(url: str, streamed: list[str]) -> None:

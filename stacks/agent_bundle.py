@@ -3,7 +3,8 @@
 pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one (manylinux2014 aarch64,
 CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
 bundle holds the versions the tests ran. The same pip run installs the shared ``speech_protocol``
-package from its folder (pure Python, built here); the agent's sources go on top.
+package from a copy of its folder (pure Python, built here: pip builds a local project in its own folder,
+and the repository is no place for its build/ and egg-info); the agent's sources go on top.
 
 The pip command itself, and which pip can run it, are in :mod:`stacks.bundling_pip`.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import jsii
@@ -27,6 +29,8 @@ _SKIPPED_SOURCES = shutil.ignore_patterns(
     "__pycache__", "*.pyc", "*.egg-info", "requirements.txt", "Dockerfile", "*.dockerignore"
 )
 
+_BUILD_OUTPUTS = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+
 
 def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
     """Dependencies first, then the sources on top, so a dependency can never shadow the agent's code."""
@@ -36,10 +40,12 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
     check_pip()
     constraints = paths.root / "constraints.txt"
-    command = pip_install_command(
-        requirements, output_dir, constraints if constraints.is_file() else None, (paths.protocol_package,)
-    )
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory(prefix="agent-bundle-") as scratch:
+        protocol = shutil.copytree(paths.protocol_package, Path(scratch) / "speech_protocol", ignore=_BUILD_OUTPUTS)
+        command = pip_install_command(
+            requirements, output_dir, constraints if constraints.is_file() else None, (protocol,)
+        )
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BundlingError(f"pip could not resolve the agent's arm64 dependencies:\n{result.stderr[-4000:]}")
     shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)

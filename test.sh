@@ -1,17 +1,111 @@
 #!/usr/bin/env bash
-# The project's test command: the whole suite on .venv (Python 3.11), then, on .venv312 (the agent's
-# Python 3.12), the tests of the agent's SageMaker path: the transport with the real SDK and the
-# end-to-end runs over the local SageMaker emulator (tests/devtools/test_*emulator*.py).
-set -euo pipefail
+# The project's test command.
+#
+#   ./test.sh                  everything (CI): ruff check, ruff format --check, mypy, then the whole suite on
+#                              .venv (Python 3.11) and the agent's SageMaker-path tests on .venv312 (3.12)
+#   ./test.sh --fast           the same checks, then only the tests that need no model (server or in-process),
+#                              recognizer, browser or cdk (markers: tests/needs.py), on both Pythons
+#   ./test.sh [--fast] ARGS    pytest ARGS (paths, -k, -m, ...) on each Python that has tests among them; the
+#                              checks are left out (it says so). With no path in ARGS, both Pythons run.
+#
+# Every step runs even when an earlier one failed; the summary at the end names each step's result, and
+# the exit status is 1 if any failed.
+set -uo pipefail
 cd "$(dirname "$0")"
 export HF_HUB_OFFLINE=1
-.venv/bin/python -m pytest "$@"
-if [ $# -eq 0 ]; then
-  if [ ! -x .venv312/bin/python ]; then
-    echo "ERROR: .venv312 (Python 3.12) is missing, so the agent's SageMaker tests cannot run: rerun ./setup.sh" >&2
-    exit 1
-  fi
-  PYTHONPATH=container:agent:. .venv312/bin/python -m pytest -p no:cacheprovider \
-    tests/agent/test_sagemaker_transport.py tests/devtools/test_sagemaker_emulator.py \
-    tests/devtools/test_emulator_model_server.py
+
+# The tests of the agent's SageMaker path: the SDK exists for Python >= 3.12 only (tests/conftest.py leaves
+# them out of the 3.11 run).
+PY312_TESTS=(tests/agent/test_sagemaker_transport.py tests/devtools/test_sagemaker_emulator.py
+  tests/devtools/test_emulator_model_server.py)
+FAST_FILTER="not server and not recognizer and not browser and not cdk and not model"
+
+fast=0
+if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
+args=("$@")
+
+declare -a summary=()
+failed=0
+step() {  # step NAME COMMAND...: run it, remember how it went
+  local name=$1; shift
+  echo "==> $name"
+  "$@"
+  local rc=$?
+  if [ $rc -eq 0 ]; then summary+=("ok      $name"); else summary+=("FAILED  $name (exit $rc)"); failed=1; fi
+}
+
+if [ ${#args[@]} -eq 0 ]; then
+  step "ruff check" .venv/bin/ruff check .
+  step "ruff format --check" .venv/bin/ruff format --check .
+  step "mypy" .venv/bin/mypy
+else
+  summary+=("skipped ruff, ruff format, mypy (pytest arguments given: run ./test.sh or ./test.sh --fast for them)")
 fi
+
+# Which arguments are test paths (a file or folder, optionally ::a test) and which 3.12 tests they hold.
+paths=() options=() paths312=()
+for arg in "${args[@]}"; do
+  if [[ $arg != -* ]] && [ -e "${arg%%::*}" ]; then paths+=("$arg"); else options+=("$arg"); fi
+done
+for path in "${paths[@]}"; do
+  for test in "${PY312_TESTS[@]}"; do
+    target=${path%%::*}
+    target=${target%/}
+    if [ "$target" = "$test" ]; then paths312+=("$path")
+    elif [[ -d $target && $test == "$target"/* ]]; then paths312+=("$test"); fi
+  done
+done
+paths311=()
+for path in "${paths[@]}"; do
+  is312=0
+  for test in "${PY312_TESTS[@]}"; do [ "${path%%::*}" = "$test" ] && is312=1; done
+  [ $is312 -eq 1 ] || paths311+=("$path")
+done
+
+common=(-p no:cacheprovider)
+[ $fast -eq 1 ] && common+=(-m "$FAST_FILTER")
+[ ${#args[@]} -eq 0 ] && common+=(--durations=15)
+# A selection (--fast, -m, -k) may leave one Python without a test: its pytest "no tests ran" (exit 5) is no
+# failure then, unless no test ran at all.
+selects=$fast
+for option in "${options[@]}"; do [[ $option == -m* || $option == -k* ]] && selects=1; done
+runs=0 empty_runs=0
+pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
+  local python=$1 pythonpath=$2; shift 2
+  runs=$((runs + 1))
+  env ${pythonpath:+PYTHONPATH="$pythonpath"} "$python" -m pytest "${common[@]}" "${options[@]}" "$@"
+  local rc=$?
+  if [ $rc -eq 5 ] && [ "$selects" -eq 1 ]; then
+    echo "(no test of this Python is in the selection)"
+    empty_runs=$((empty_runs + 1))
+    return 0
+  fi
+  return $rc
+}
+
+if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
+  summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
+else
+  step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${paths311[@]}"
+fi
+
+if [ ${#paths[@]} -gt 0 ] && [ ${#paths312[@]} -eq 0 ]; then
+  summary+=("skipped tests on Python 3.12 (no SageMaker-path test among the paths given: ${PY312_TESTS[*]})")
+elif [ ! -x .venv312/bin/python ]; then
+  echo "ERROR: .venv312 (Python 3.12) is missing, so the agent's SageMaker tests cannot run: rerun ./setup.sh" >&2
+  summary+=("FAILED  tests on Python 3.12 (.venv312 is missing: rerun ./setup.sh)")
+  failed=1
+else
+  [ ${#paths312[@]} -eq 0 ] && paths312=("${PY312_TESTS[@]}")
+  step "tests on Python 3.12 (.venv312): the agent's SageMaker path" \
+    pytest_on .venv312/bin/python container:agent:. "${paths312[@]}"
+fi
+if [ $runs -gt 0 ] && [ $empty_runs -eq $runs ]; then
+  summary+=("FAILED  no test matched the selection")
+  failed=1
+fi
+
+echo
+echo "==> summary"
+printf '  %s\n' "${summary[@]}"
+exit $failed

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+from needs import mark
 
 from stacks.project_node import use_project_node
 
@@ -23,9 +24,16 @@ if sys.version_info < (3, 12):
         "devtools/test_sagemaker_emulator.py",
     ]
 
-# Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine.
-settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine. No
+# example database either: it would write .hypothesis/ into the repository, and replaying an earlier run's
+# failures would make a verdict depend on the runs before it.
+settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 settings.load_profile("project")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test marked by what it needs (tests/needs.py): ``./test.sh --fast`` selects by these marks."""
+    mark(items)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,159 @@
+"""What each test needs beyond its own process, as a pytest marker, found from what the test uses.
+
+The markers (registered in pyproject.toml, where ``--strict-markers`` refuses any other):
+
+* ``server``: a real model server (the session's shared one, or one of its own);
+* ``recognizer``: the speech recognizer judges its audio;
+* ``browser``: headless Chromium;
+* ``cdk``: aws-cdk-lib synthesis over jsii, or the ``cdk`` CLI;
+* ``aws_emulator``: moto, or the SageMaker bidirectional-stream emulator;
+* ``model``: runs the speech model in the test's own process (the real ONNX weights, or torch);
+* ``unit``: none of these.
+
+``./test.sh --fast`` runs every test not marked ``server``, ``recognizer``, ``browser``, ``cdk`` or ``model``
+(docs/decisions/095-test-markers.md).
+
+Nobody writes these marks by hand, so none goes stale: a test needs what its fixtures are (FIXTURES), and
+what the code it runs names (NAMES, MODULES), followed through the suite's own helpers in tests/ (a
+fixture's function, ``stack_synth.synthesize``, ``speech.transcribe`` ...). What a subprocess or a CLI
+starts is out of that sight: those tests are listed by path in BEHIND_A_COMMAND.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import inspect
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = {"model_server_url": "server", "moto_url": "aws_emulator"}
+# Names that mean the need wherever the code names them (a global, an import inside a function, an attribute).
+NAMES = {
+    "model_server_process": "server",
+    "model_server_child": "server",
+    "faster_whisper": "recognizer",
+    "chromium_page": "browser",
+    "sagemaker_emulator": "aws_emulator",
+    "aws_cdk": "cdk",
+    "load_backend": "model",
+    "InferenceSession": "model",
+}
+# The module (or package) an object the code names comes from.
+MODULES = {
+    "faster_whisper": "recognizer",
+    "browser": "browser",
+    "aws_cdk": "cdk",
+    "moto": "aws_emulator",
+    "kokoro": "model",
+    "devtools.torch_weights": "model",
+}
+# Tests whose need runs behind a command: "path relative to tests/::test name pattern" -> markers.
+BEHIND_A_COMMAND = {
+    "bench/test_quick_run.py::*": ("server",),  # python -m bench --quick starts its own server
+    "container/test_listener.py::*": ("server",),  # python -m kokoro_server
+    "cli/local/test_agent_local.py::test_local_starts_its_own_model_server": ("server",),
+    "cli/common/test_signals.py::test_sigterm_to_deploy_agent_local_*": ("server",),
+    "cli/common/test_signals.py::test_sigint_to_the_pid_of_deploy_model_synth_*": ("cdk",),
+    "cli/deploy/test_deploy_model.py::test_synth_*": ("cdk",),
+    "cli/deploy/test_deploy_agent.py::test_synth_*": ("cdk",),
+    "cli/deploy/test_moto_deploy.py::*": ("cdk",),
+    "stacks/test_cdk_synth.py::*": ("cdk",),
+    "stacks/test_stock_synth.py::*": ("cdk",),
+}
+
+
+def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """A function's code and the code nested in it (closures, comprehensions, lambdas)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _suite_functions(obj: object) -> list[Callable]:
+    """The functions of the suite's own helpers behind ``obj``: itself (under its decorators: a cached
+    function is a wrapper object), or a helper class's methods."""
+    obj = inspect.unwrap(obj) if hasattr(obj, "__wrapped__") and not inspect.ismodule(obj) else obj
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        return []
+    try:
+        source = inspect.getsourcefile(obj)
+    except TypeError:  # a built-in class
+        return []
+    if source is None or TESTS not in Path(source).resolve().parents:
+        return []
+    if inspect.isclass(obj):
+        return [f for f in vars(obj).values() if inspect.isfunction(f)]
+    return [obj]
+
+
+# The suite's helper modules (tests/speech.py, tests/servers.py ...), which a test may import inside itself.
+HELPER_MODULES = {p.stem for p in TESTS.rglob("*.py") if not p.stem.startswith(("test_", "conftest"))}
+
+
+def _helper(name: str) -> types.ModuleType | None:
+    """A helper module by name, if this run's sys.path reaches it (it holds the folders of collected tests)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _named(code: types.CodeType, function: Callable) -> Iterator[object]:
+    """What the names in ``code`` are: the function's globals, and the attributes of the suite's helper
+    modules that it imports itself (``from speech import transcribe`` inside a test)."""
+    helpers = [module for name in code.co_names if name in HELPER_MODULES and (module := _helper(name))]
+    for name in code.co_names:
+        for namespace in (function.__globals__, *(vars(module) for module in helpers)):
+            if name in namespace:
+                yield namespace[name]
+                break
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _needs_of_function(function: Callable, seen: set[types.CodeType]) -> set[str]:
+    found: set[str] = set()
+    for code in _codes(function.__code__):
+        if code in seen:
+            continue
+        seen.add(code)
+        found |= {NAMES[name] for name in code.co_names if name in NAMES}
+        for obj in _named(code, function):
+            module = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
+            found |= {need for prefix, need in MODULES.items() if isinstance(module, str) and _within(module, prefix)}
+            for helper in _suite_functions(obj):
+                found |= _needs_of_function(helper, seen)
+    return found
+
+
+def needs(item: pytest.Item) -> set[str]:
+    """The external needs of one collected test."""
+    found = {FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in FIXTURES}
+    seen: set[types.CodeType] = set()
+    functions = [getattr(item, "function", None)]
+    fixture_info = getattr(item, "_fixtureinfo", None)
+    for definitions in fixture_info.name2fixturedefs.values() if fixture_info else ():
+        functions += [definition.func for definition in definitions]
+    for function in functions:
+        for helper in _suite_functions(function) if function is not None else ():
+            found |= _needs_of_function(helper, seen)
+    where = f"{item.path.relative_to(TESTS)}::{getattr(item, 'originalname', item.name)}"
+    for pattern, markers in BEHIND_A_COMMAND.items():
+        if fnmatch.fnmatchcase(where, pattern):
+            found |= set(markers)
+    return found
+
+
+def mark(items: list[pytest.Item]) -> None:
+    """Add each test's need markers, or ``unit`` when it has none."""
+    for item in items:
+        for marker in sorted(needs(item)) or ["unit"]:
+            item.add_marker(marker)

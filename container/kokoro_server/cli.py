@@ -14,9 +14,7 @@ import typer
 
 from kokoro_server import assets as model_assets
 from kokoro_server import listener
-from kokoro_server.engine.synthesizer import WARM_UP_TEXT
-from kokoro_server.server import create_app
-from kokoro_server.settings import DEFAULT_VOICE, ServerSettings, offline_environment
+from kokoro_server.settings import DEFAULT_VOICE, WARM_UP_TEXT, ServerSettings, offline_environment
 
 cli = typer.Typer(add_completion=False, help=__doc__)
 PathOpt = Path | None
@@ -99,6 +97,10 @@ def serve(
     except (ValueError, model_assets.AssetError, listener.PortInUse) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
+    # Imported once the options hold: the server brings in G2P (spaCy, misaki), seconds of loading that a
+    # wrong option should not wait for.
+    from kokoro_server.server import create_app
+
     if not listener.serve(create_app(settings, resolved), settings, sock, log_level.lower()):
         raise typer.Exit(3)  # uvicorn logged why the app did not start
 

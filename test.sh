@@ -18,7 +18,7 @@ export HF_HUB_OFFLINE=1
 # them out of the 3.11 run).
 PY312_TESTS=(tests/agent/test_sagemaker_transport.py tests/devtools/test_sagemaker_emulator.py
   tests/devtools/test_emulator_model_server.py)
-FAST_FILTER="not server and not recognizer and not browser and not cdk and not model"
+FAST_FILTER="not server and not recognizer and not browser and not cdk and not model and not network"
 
 fast=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
@@ -86,7 +86,9 @@ pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
-  step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${paths311[@]}"
+  parallel=()  # --fast: one worker per core, a file's tests on one worker (its module fixtures made once)
+  [ $fast -eq 1 ] && parallel=(-n auto --dist loadfile)
+  step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
 fi
 
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths312[@]} -eq 0 ]; then

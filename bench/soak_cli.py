@@ -25,9 +25,7 @@ from .soak import soak
 
 FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
 THREAD_SLACK = 2
-# Resident memory a server may gain after warm-up, as a share of its warm size: the soak's goal for 30
-# minutes (docs/capacity.md), so a longer run is held to at least that and a one-minute run is not failed
-# by the allocator's noise (a few MB).
+# Resident memory a server may gain after warm-up, as a share of its warm size (docs/decisions/096-soak-memory.md).
 RSS_SLACK = 0.05
 SERVER_START_S = 600.0  # a saturated 2-core machine loads the model slowly
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 
@@ -29,6 +30,15 @@ if sys.version_info < (3, 12):
 # failures would make a verdict depend on the runs before it.
 settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 settings.load_profile("project")
+
+
+@pytest.fixture(autouse=True)
+def _sigterm_handler_restored() -> Iterator[None]:
+    """A CLI run in-process (CliRunner) turns SIGTERM into KeyboardInterrupt for its children's sake
+    (cli.common.child_processes): that must not outlive the test, or SIGTERM to this run raises anywhere."""
+    handler = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

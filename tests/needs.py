@@ -8,10 +8,10 @@ The markers (registered in pyproject.toml, where ``--strict-markers`` refuses an
 * ``cdk``: aws-cdk-lib synthesis over jsii, or the ``cdk`` CLI;
 * ``aws_emulator``: moto, or the SageMaker bidirectional-stream emulator;
 * ``model``: runs the speech model in the test's own process (the real ONNX weights, or torch);
+* ``network``: reaches a package registry;
 * ``unit``: none of these.
 
-``./test.sh --fast`` runs every test not marked ``server``, ``recognizer``, ``browser``, ``cdk`` or ``model``
-(docs/decisions/095-test-markers.md).
+``./test.sh --fast`` runs the tests marked ``unit`` or ``aws_emulator`` only (docs/decisions/095-test-markers.md).
 
 Nobody writes these marks by hand, so none goes stale: a test needs what its fixtures are (FIXTURES), and
 what the code it runs names (NAMES, MODULES), followed through the suite's own helpers in tests/ (a
@@ -63,7 +63,8 @@ BEHIND_A_COMMAND = {
     "cli/deploy/test_deploy_agent.py::test_synth_*": ("cdk",),
     "cli/deploy/test_moto_deploy.py::*": ("cdk",),
     "stacks/test_cdk_synth.py::*": ("cdk",),
-    "stacks/test_stock_synth.py::*": ("cdk",),
+    "stacks/test_stock_synth.py::*": ("cdk", "network"),  # pip fetches the agent's arm64 wheels from PyPI
+    "stacks/test_agent_bundle.py::test_following_the_old_pip_hint_*": ("network",),  # pip installs pip
 }
 
 

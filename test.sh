@@ -86,8 +86,8 @@ pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
-  parallel=()  # --fast: one worker per core, a file's tests on one worker (its module fixtures made once)
-  [ $fast -eq 1 ] && parallel=(-n auto --dist loadfile)
+  parallel=()  # one worker per core; all the tests of a shared fixture (the model server) on one: tests/needs.py
+  [ ${#args[@]} -eq 0 ] || [ $fast -eq 1 ] && parallel=(-n auto --dist loadscope)
   step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
 fi
 

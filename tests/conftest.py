@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
-from needs import mark
+from needs import mark, scope
 
 from stacks.project_node import use_project_node
 
@@ -44,6 +44,22 @@ def _sigterm_handler_restored() -> Iterator[None]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test marked by what it needs (tests/needs.py): ``./test.sh --fast`` selects by these marks."""
     mark(items)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: .venv312 runs without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadscope`` takes the suite's own scopes (tests/needs.py): a file, or a folder of files that
+    share session fixtures. (``loadgroup`` would do it by marker, but pytest-xdist 3.8 cannot rename a test
+    under pytest 9.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SuiteScopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope(nodeid)
+
+    return SuiteScopes(config, log)
 
 
 @pytest.fixture(scope="session")

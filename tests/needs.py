@@ -17,6 +17,9 @@ Nobody writes these marks by hand, so none goes stale: a test needs what its fix
 what the code it runs names (NAMES, MODULES), followed through the suite's own helpers in tests/ (a
 fixture's function, ``stack_synth.synthesize``, ``speech.transcribe`` ...). What a subprocess or a CLI
 starts is out of that sight: those tests are listed by path in BEHIND_A_COMMAND.
+
+``scope`` is what a parallel worker (pytest-xdist, ``--dist loadscope``) takes whole: a file, or a folder
+whose files share session fixtures.
 """
 
 from __future__ import annotations
@@ -151,6 +154,17 @@ def needs(item: pytest.Item) -> set[str]:
         if fnmatch.fnmatchcase(where, pattern):
             found |= set(markers)
     return found
+
+
+# On parallel workers (pytest-xdist) a file's tests run together on one worker, so its module fixtures are
+# made once; a folder whose files share session fixtures goes together too.
+SHARED_FOLDERS = ("tests/stacks/",)  # the three syntheses of tests/stacks/conftest.py (jsii, seconds each)
+
+
+def scope(nodeid: str) -> str:
+    """The unit of work a parallel worker takes whole: the test's shared folder, or its file."""
+    path = nodeid.split("::", 1)[0]
+    return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 
 def mark(items: list[pytest.Item]) -> None:

@@ -167,8 +167,26 @@ def scope(nodeid: str) -> str:
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 
+# Per-test limits beyond pyproject's 300 s, for a test that sets none itself: recognition runs at a fraction
+# of real time on a 2-core CPU, over minutes of audio; a test with a model server of its own may wait for it
+# to load in its body (minutes on a loaded machine), and sometimes for a second one.
+RECOGNITION_TIMEOUT_S = 1200
+OWN_SERVER_TIMEOUT_S = 900
+
+
+def _timeout(item: pytest.Item, found: set[str]) -> int | None:
+    if "recognizer" in found:
+        return RECOGNITION_TIMEOUT_S
+    if "server" in found and "model_server_url" not in getattr(item, "fixturenames", ()):
+        return OWN_SERVER_TIMEOUT_S
+    return None
+
+
 def mark(items: list[pytest.Item]) -> None:
-    """Add each test's need markers, or ``unit`` when it has none."""
+    """Add each test's need markers, or ``unit`` when it has none, and a longer limit where it needs one."""
     for item in items:
-        for marker in sorted(needs(item)) or ["unit"]:
+        found = needs(item)
+        for marker in sorted(found) or ["unit"]:
             item.add_marker(marker)
+        if item.get_closest_marker("timeout") is None and (limit := _timeout(item, found)):
+            item.add_marker(pytest.mark.timeout(limit))

@@ -107,6 +107,7 @@ def test_an_environment_that_is_not_bootstrapped_stops_before_cdk_deploy(deploy_
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(4 * COMMAND_TIMEOUT_S)  # three commands, each bounded by COMMAND_TIMEOUT_S
 def test_deploy_creates_the_stack_and_endpoint_and_destroy_removes_them(deploy_model, moto_endpoint, tmp_path):
     region = "us-west-2"
     created = deploy_model(

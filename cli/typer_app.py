@@ -162,14 +162,14 @@ def add_stack_commands(
     @app.command()
     def diff(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
-            deploy_steps.diff(state.run, state.console, stack_of(state.run))
+            deploy_steps.diff(state.run, state.console, stack_of(state.run), state.out_dir)
 
     @app.command()
     def destroy(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
             stack = stack_of(state.run)
             confirm_destroy(state, stack)
-            deploy_steps.destroy(state.run, state.console, stack)
+            deploy_steps.destroy(state.run, state.console, stack, state.out_dir)
 
     @app.command()
     def outputs(ctx: typer.Context) -> None:

@@ -52,6 +52,12 @@ def test_destroy_never_prompts_and_bootstrap_names_the_environment():
     assert cdk_command.bootstrap(TARGET, "123456789012", "eu-west-1").argv[2] == "aws://123456789012/eu-west-1"
 
 
+def test_diff_and_destroy_synthesize_where_synth_does():
+    for call in (cdk_command.diff(TARGET, "S", "/out"), cdk_command.destroy(TARGET, "S", "/out")):
+        assert call.argv[call.argv.index("--output") + 1] == "/out"
+    assert "--output" in cdk_command.diff(TARGET, "S").argv  # the default: the project's cdk.out, as cdk's own
+
+
 def test_shell_line_quotes_hostile_values_so_it_pastes_back_to_the_same_argv():
     hostile = CdkTarget(context={"voice": "a b; rm -rf / $(id) 'q'"}, cdk_bin="/x/cdk")
     call = cdk_command.synth(hostile, "S", "/out dir")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,10 @@ def test_json_output_parses_and_logs_stay_on_stderr():
     result = deploy_model("--json", "--dry-run", "--image-uri", IMAGE, "destroy")
     document = json.loads(result.stdout)
     assert document["ok"] is True and document["dry_run"] is True
-    assert document["commands"][0].endswith(f"destroy KokoroTtsModel --exclusively -c image_uri={IMAGE} --force")
+    assembly = shlex.quote(str(PROJECT_ROOT / "cdk.out"))
+    assert document["commands"][0].endswith(
+        f"destroy KokoroTtsModel --exclusively -c image_uri={IMAGE} --output {assembly} --force"
+    )
 
 
 def test_without_credentials_it_stops_with_exit_3_and_says_so():

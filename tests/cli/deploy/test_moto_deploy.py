@@ -137,7 +137,7 @@ def test_deploy_creates_the_stack_and_endpoint_and_destroy_removes_them(deploy_m
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["endpoint_status"] == "InService"
 
-    destroyed = deploy_model("--json", *settings(region), "--yes", "destroy")
+    destroyed = deploy_model("--json", *settings(region), "--out-dir", str(tmp_path / "destroy"), "--yes", "destroy")
     assert destroyed.returncode == 0, destroyed.stderr
     assert json.loads(destroyed.stdout) == {"ok": True, "destroyed": STACK}
     with pytest.raises(ClientError, match="does not exist"):

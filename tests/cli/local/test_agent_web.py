@@ -8,11 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 import pytest
-from servers import REPO, free_port
+from servers import REPO, SERVER_START_S, free_port
 from websockets.asyncio.client import connect
 
 from cli.common.errors import UsageError
@@ -95,12 +96,12 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
     )
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
-            for _ in range(200):
-                try:
-                    if (await client.get("/")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    await asyncio.sleep(0.1)
+            # ready when the page answers, however long a loaded machine takes to import the CLI
+            deadline = time.monotonic() + SERVER_START_S
+            while not await _answers(client, "/"):
+                assert proc.poll() is None, "deploy-agent local --web exited before its page answered"
+                assert time.monotonic() < deadline, "the page server never answered"
+                await asyncio.sleep(0.1)
             url = (await client.get("/connect", params={"session": SESSION})).json()["url"]
         assert url == f"ws://127.0.0.1:{agent_port}/ws?{SESSION_HEADER}={SESSION}"
         async with connect(url, proxy=None) as socket:
@@ -117,6 +118,13 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
         proc.terminate()
         out, _ = proc.communicate(timeout=15)
     assert "conversation page on http://127.0.0.1:" in out, out
+
+
+async def _answers(client: httpx.AsyncClient, path: str) -> bool:
+    try:
+        return (await client.get(path)).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def test_local_refuses_web_with_a_prompt() -> None:

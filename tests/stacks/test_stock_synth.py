@@ -59,17 +59,20 @@ def stock(
     """``cdk synth`` as typed at a terminal, cwd the repository, into a fresh output folder of the test's
     (a fresh one: cdk would reuse an earlier synth's staged bundle instead of bundling)."""
     tmp = tmp_path_factory.mktemp("stock")
-    outdir = tmp / "cdk.out"
-    result = subprocess.run(
-        [str(CDK), "synth", "--output", str(outdir)],
-        cwd=REPO_ROOT,
-        env=user_env(tmp),
+    return typed([CDK, "synth", "--output", tmp / "cdk.out"], REPO_ROOT, tmp), tmp / "cdk.out"
+
+
+def typed(argv: list[str | Path], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """A command as a newcomer types it in ``cwd`` (their shell: :func:`user_env` in ``home``)."""
+    return subprocess.run(
+        [str(arg) for arg in argv],
+        cwd=cwd,
+        env=user_env(home),
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
-    return result, outdir
 
 
 def code_bundle(outdir: Path) -> Path:
@@ -115,25 +118,9 @@ def test_the_bundle_is_arm64_cp312_with_the_agent_and_fits_agentcore(stock, tmp_
 def test_deploy_agent_synth_and_the_named_stack_reuse_the_bundle(stock, tmp_path: Path):
     outdir = stock[1]
     assert stock[0].returncode == 0
-    named = subprocess.run(
-        [str(CDK), "synth", "KokoroVoiceAgent", "--quiet", "--output", str(outdir)],
-        cwd=REPO_ROOT,
-        env=user_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    named = typed([CDK, "synth", "KokoroVoiceAgent", "--quiet", "--output", outdir], REPO_ROOT, tmp_path)
     assert named.returncode == 0, named.stderr[-4000:]
-    cli = subprocess.run(
-        [str(DEPLOY_AGENT), "--region", REGION, "--out-dir", str(outdir), "--json", "synth"],
-        cwd=tmp_path,
-        env=user_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    cli = typed([DEPLOY_AGENT, "--region", REGION, "--out-dir", outdir, "--json", "synth"], tmp_path, tmp_path)
     assert cli.returncode == 0, cli.stderr[-4000:]
     assert json.loads(cli.stdout)["ok"] is True
     assert "end-of-life" not in cli.stderr

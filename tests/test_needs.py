@@ -1,0 +1,77 @@
+"""The need markers of tests/needs.py, on tests whose needs are known: found through fixtures, helpers,
+imports inside a test, and commands; the marks ``./test.sh --fast`` selects by."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from needs import scope
+from servers import REPO
+
+FILES = (
+    "tests/protocol/test_client_session.py",  # the shared server by fixture, scripted servers beside it
+    "tests/agent/test_conversation.py",  # the recognizer imported inside one test
+    "tests/container/test_engine.py",  # the model in-process, through a module fixture
+    "tests/cli/deploy/test_deploy_model.py",  # the cdk CLI behind a command
+)
+REPORTER = """
+def pytest_collection_finish(session):
+    for item in session.items:
+        print("MARKS", item.nodeid.split("::")[-1], *sorted(m.name for m in item.iter_markers()))
+"""
+
+
+@pytest.fixture(scope="module")
+def marks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Each test of FILES by name, with the markers a collection gives it."""
+    plugin = tmp_path_factory.mktemp("plugin")
+    (plugin / "report_marks.py").write_text(REPORTER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "report_marks", "--collect-only", *FILES]
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    found: dict[str, set[str]] = {}
+    for line in result.stdout.splitlines():
+        if line.startswith("MARKS "):
+            name, *names = line.split()[1:]
+            found.setdefault(name.split("[")[0], set()).update(names)
+    return found
+
+
+NEEDS = {"server", "recognizer", "browser", "cdk", "aws_emulator", "model", "network", "unit"}
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("test_real_server_speaks_pieces_in_order", {"server"}),
+        ("test_pieces_are_sent_before_earlier_audio_arrives", {"unit"}),
+        ("test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it", {"server", "recognizer"}),
+        ("test_bye_ends_the_turn_and_closes_the_socket", {"unit"}),
+        ("test_real_synthesis_starts_speaking_at_once", {"model"}),
+        ("test_one_chunk_per_sentence", {"unit"}),
+        ("test_synth_runs_the_real_cdk_offline_and_writes_the_template", {"cdk"}),
+        ("test_smoke_passes_against_the_real_local_server", {"server"}),
+        ("test_bad_values_are_usage_errors", {"unit"}),
+    ],
+)
+def test_each_test_is_marked_by_what_it_needs(marks: dict[str, set[str]], test: str, expected: set[str]) -> None:
+    assert marks[test] & NEEDS == expected
+
+
+def test_recognition_gets_its_longer_limit(marks: dict[str, set[str]]) -> None:
+    assert "timeout" in marks["test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it"]
+    assert "timeout" not in marks["test_one_chunk_per_sentence"]
+
+
+def test_a_parallel_worker_takes_a_file_or_the_stacks_folder_whole() -> None:
+    assert scope("tests/agent/test_app.py::test_x[a-b]") == "tests/agent/test_app.py"
+    assert scope("tests/stacks/test_nag.py::test_y") == scope("tests/stacks/test_model_stack.py::test_z")
+
+
+def test_every_marker_is_registered() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert all(f'"{name}: ' in pyproject for name in NEEDS)

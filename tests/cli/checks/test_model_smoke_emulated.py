@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from aws_env import env_without_aws
 from broken_servers import app_with, serving, text_frames_only
-from conftest import env_without_aws
 from emulator import sagemaker_emulator
 
 from cli.checks import sagemaker_session

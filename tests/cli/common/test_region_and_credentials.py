@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import env_without_aws
+from aws_env import env_without_aws
 
 BIN = Path(sys.executable).parent
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"

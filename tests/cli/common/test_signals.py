@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import env_without_aws
+from aws_env import env_without_aws
 from servers import free_port
 
 BIN = Path(sys.executable).parent

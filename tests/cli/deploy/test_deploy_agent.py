@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import env_without_aws
+from aws_env import env_without_aws
 
 DEPLOY_AGENT = str(Path(sys.executable).parent / "deploy-agent")
 AGENT_IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-agent:1"

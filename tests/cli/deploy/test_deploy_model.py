@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from aws_env import env_without_aws
 from broken_servers import app_with, serving, text_frames_only
-from conftest import env_without_aws
 
 from cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import boto3
 import pytest
+from aws_env import env_without_aws
 from botocore.exceptions import ClientError
-from conftest import env_without_aws
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 COMMAND_TIMEOUT_S = 150  # one deploy with bootstrap takes ~20 s here; this only bounds a hang

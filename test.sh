@@ -2,14 +2,15 @@
 # The project's test command.
 #
 #   ./test.sh                  everything (CI): ruff check, ruff format --check, mypy, then the whole suite on
-#                              .venv (Python 3.11) and the agent's SageMaker-path tests on .venv312 (3.12)
-#   ./test.sh --fast           the same checks, then only the tests that need no model (server or in-process),
-#                              recognizer, browser or cdk (markers: tests/needs.py), on both Pythons
-#   ./test.sh [--fast] ARGS    pytest ARGS (paths, -k, -m, ...) on each Python that has tests among them; the
-#                              checks are left out (it says so). With no path in ARGS, both Pythons run.
+#                              .venv (Python 3.11, one worker per core) and the agent's SageMaker-path tests
+#                              on .venv312 (3.12); the 15 slowest tests are listed
+#   ./test.sh --fast           the same checks, then only the tests that need no model (a server or in the
+#                              process), recognizer, browser, cdk or network (markers: tests/needs.py)
+#   ./test.sh [--fast] ARGS    pytest ARGS (paths, -k, -m, ...) on each Python that has tests among them, in
+#                              one process; the checks are left out (it says so). With no path, both Pythons.
 #
 # Every step runs even when an earlier one failed; the summary at the end names each step's result, and
-# the exit status is 1 if any failed.
+# the exit status is 1 if any failed. Markers, workers and timeouts: docs/decisions/095-test-markers.md.
 set -uo pipefail
 cd "$(dirname "$0")"
 export HF_HUB_OFFLINE=1

@@ -88,7 +88,7 @@ if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
   parallel=()  # one worker per core; all the tests of a shared fixture (the model server) on one: tests/needs.py
-  [ ${#args[@]} -eq 0 ] || [ $fast -eq 1 ] && parallel=(-n auto --dist loadscope)
+  [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope)
   step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
 fi
 

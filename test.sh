@@ -87,7 +87,7 @@ pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
-  parallel=()  # one worker per core; all the tests of a shared fixture (the model server) on one: tests/needs.py
+  parallel=()  # one worker per core, each taking a file (or tests/stacks/) whole: scope in tests/needs.py
   [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope)
   step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
 fi

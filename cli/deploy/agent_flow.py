@@ -53,7 +53,7 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str) ->
             notes.insert(0, f"endpoint_name is read at run time from {run.settings.model_stack_name}'s outputs")
         calls = [cdk_command.synth(run.cdk_target(), stack, out_dir), deploy_steps.deploy_call(run, stack, out_dir)]
         return deploy_steps.print_plan(console, calls, notes)
-    aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run))
+    aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run), out_dir)
     endpoint = find_endpoint(run, aws)
     run = deploy_steps.pinned_to(replace(run, context={**run.context, "endpoint_name": endpoint}), identity)
     template = deploy_steps.synth(run, console, stack, out_dir)

@@ -104,8 +104,9 @@ def destroy(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkC
     return CdkCall(argv, target.env())
 
 
-def bootstrap(target: CdkTarget, account: str, region: str) -> CdkCall:
-    argv = [target.cdk_bin, "bootstrap", f"aws://{account}/{region}", *target.common()]
+def bootstrap(target: CdkTarget, account: str, region: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
+    """``cdk bootstrap``; in a CDK project it synthesizes the app first, into ``output_dir``."""
+    argv = [target.cdk_bin, "bootstrap", f"aws://{account}/{region}", *target.common(), "--output", output_dir]
     return CdkCall(tuple(argv), target.env())
 
 

@@ -22,9 +22,10 @@ DockerNeed = tuple[str, str] | None  # (what needs it, the option that avoids it
 
 
 def preflight(
-    run: RunOptions, console: Console, connect: Callable[[], AwsApi], docker: DockerNeed
+    run: RunOptions, console: Console, connect: Callable[[], AwsApi], docker: DockerNeed, out_dir: str
 ) -> tuple[AwsApi, Identity]:
-    """Check every prerequisite (bootstrapping first when ``--bootstrap`` asks for it)."""
+    """Check every prerequisite (bootstrapping first when ``--bootstrap`` asks for it; its synth of the app
+    goes to ``out_dir``)."""
     console.step("checking prerequisites")
     findings: list[Finding] = [check_cdk(run.cdk_bin)]
     if docker is not None:
@@ -34,7 +35,7 @@ def preflight(
     if aws is not None and identity is not None:
         bootstrapped = check_bootstrap(aws, identity)
         if not bootstrapped.ok and run.bootstrap and all(f.ok for f in findings):
-            call = cdk_command.bootstrap(run.cdk_target(), identity.account, identity.region)
+            call = cdk_command.bootstrap(run.cdk_target(), identity.account, identity.region, out_dir)
             console.step(f"bootstrapping aws://{identity.account}/{identity.region}")
             runner.run_checked(call, "cdk bootstrap", console.line)
             bootstrapped = check_bootstrap(aws, identity)

@@ -52,7 +52,7 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str, *,
         then = "then: wait for the endpoint InService" + (", smoke both paths" if smoke else " (no smoke test)")
         deploy_steps.print_plan(console, calls, [then])
         return
-    aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run))
+    aws, identity = deploy_steps.preflight(run, console, connect, _docker_need(run), out_dir)
     run = deploy_steps.pinned_to(run, identity)
     template = deploy_steps.synth(run, console, stack, out_dir)
     state = deploy_steps.deploy(run, console, aws, stack, out_dir)

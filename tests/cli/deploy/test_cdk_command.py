@@ -52,8 +52,13 @@ def test_destroy_never_prompts_and_bootstrap_names_the_environment():
     assert cdk_command.bootstrap(TARGET, "123456789012", "eu-west-1").argv[2] == "aws://123456789012/eu-west-1"
 
 
-def test_diff_and_destroy_synthesize_where_synth_does():
-    for call in (cdk_command.diff(TARGET, "S", "/out"), cdk_command.destroy(TARGET, "S", "/out")):
+def test_diff_destroy_and_bootstrap_synthesize_where_synth_does():
+    calls = (
+        cdk_command.diff(TARGET, "S", "/out"),
+        cdk_command.destroy(TARGET, "S", "/out"),
+        cdk_command.bootstrap(TARGET, "123456789012", "eu-west-1", "/out"),
+    )
+    for call in calls:
         assert call.argv[call.argv.index("--output") + 1] == "/out"
     assert "--output" in cdk_command.diff(TARGET, "S").argv  # the default: the project's cdk.out, as cdk's own
 

@@ -1,14 +1,17 @@
-"""Shared fixtures: one real model server (int8 ONNX weights) for the whole test session."""
+"""The suite's settings (markers, hypothesis, timeouts) and its shared fixture: one real model server."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from needs import mark, scope
 
 from stacks.project_node import use_project_node
@@ -26,10 +29,12 @@ if sys.version_info < (3, 12):
     ]
 
 # Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine. No
-# example database either: it would write .hypothesis/ into the repository, and replaying an earlier run's
-# failures would make a verdict depend on the runs before it.
+# example database either: replaying an earlier run's failures would make a verdict depend on the runs
+# before it. What hypothesis still keeps (a cache of the code's constants) goes to the temporary folder,
+# not to .hypothesis/ in the repository.
 settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 settings.load_profile("project")
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"hypothesis-{os.getuid()}")
 
 
 @pytest.fixture(autouse=True)

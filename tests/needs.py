@@ -81,7 +81,20 @@ def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
 
 def _suite_functions(obj: object) -> list[Callable]:
     """The functions of the suite's own helpers behind ``obj``: itself (under its decorators: a cached
-    function is a wrapper object), or a helper class's methods."""
+    function is a wrapper object), or a helper class's methods. Remembered: a collection asks thousands of
+    times about the same few hundred objects, and finding a source file is slow."""
+    known = _SUITE_FUNCTIONS.get(id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    found = _find_suite_functions(obj)
+    _SUITE_FUNCTIONS[id(obj)] = (obj, found)  # the object is kept, so its id is not reused
+    return found
+
+
+_SUITE_FUNCTIONS: dict[int, tuple[object, list[Callable]]] = {}
+
+
+def _find_suite_functions(obj: object) -> list[Callable]:
     obj = inspect.unwrap(obj) if hasattr(obj, "__wrapped__") and not inspect.ismodule(obj) else obj
     if not (inspect.isfunction(obj) or inspect.isclass(obj)):
         return []

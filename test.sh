@@ -87,8 +87,8 @@ pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
-  parallel=()  # one worker per core, each taking a file (or tests/stacks/) whole: scope in tests/needs.py
-  [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope)
+  parallel=()  # one worker per core, each taking a file (or tests/stacks/) whole, longest first: tests/needs.py
+  [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope --no-loadscope-reorder)
   step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
 fi
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
-from needs import mark, scope
+from needs import heaviest_first, mark, scope
 
 from stacks.project_node import use_project_node
 
@@ -46,9 +46,12 @@ def _sigterm_handler_restored() -> Iterator[None]:
     signal.signal(signal.SIGTERM, handler)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test marked by what it needs (tests/needs.py): ``./test.sh --fast`` selects by these marks."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test marked by what it needs (tests/needs.py): ``./test.sh --fast`` selects by these marks. On
+    parallel workers, the scopes with the longest tests go first (``--no-loadscope-reorder`` keeps it)."""
     mark(items)
+    if config.getoption("dist", "no") == "loadscope":
+        heaviest_first(items)
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: .venv312 runs without it

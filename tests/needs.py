@@ -180,6 +180,20 @@ def scope(nodeid: str) -> str:
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 
+# How long a test with this need tends to take, as a rank: workers take the scopes that hold the longest
+# tests first, so that none of them is left running one alone at the end (recognition runs for minutes).
+WEIGHT = {"recognizer": 5, "model": 3, "network": 3, "cdk": 2, "server": 2, "browser": 1, "aws_emulator": 1}
+
+
+def heaviest_first(items: list[pytest.Item]) -> None:
+    """Order ``items`` by their scope's heaviest need (stable: files keep their own order)."""
+    weight: dict[str, int] = {}
+    for item in items:
+        rank = max((WEIGHT.get(m.name, 0) for m in item.iter_markers()), default=0)
+        weight[scope(item.nodeid)] = max(weight.get(scope(item.nodeid), 0), rank)
+    items.sort(key=lambda item: -weight[scope(item.nodeid)])
+
+
 # Per-test limits beyond pyproject's 300 s, for a test that sets none itself: recognition runs at a fraction
 # of real time on a 2-core CPU, over minutes of audio; a test with a model server of its own may wait for it
 # to load in its body (minutes on a loaded machine), and sometimes for a second one.

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from needs import scope
+from needs import heaviest_first, scope
 from servers import REPO
 
 FILES = (
@@ -70,6 +70,35 @@ def test_recognition_gets_its_longer_limit(marks: dict[str, set[str]]) -> None:
 def test_a_parallel_worker_takes_a_file_or_the_stacks_folder_whole() -> None:
     assert scope("tests/agent/test_app.py::test_x[a-b]") == "tests/agent/test_app.py"
     assert scope("tests/stacks/test_nag.py::test_y") == scope("tests/stacks/test_model_stack.py::test_z")
+
+
+class _Collected:
+    """What heaviest_first reads of a collected test: its id and its markers."""
+
+    def __init__(self, nodeid: str, *needs: str):
+        self.nodeid = nodeid
+        self.marks = [getattr(pytest.mark, need).mark for need in needs]
+
+    def iter_markers(self) -> list:
+        return self.marks
+
+
+def test_workers_take_the_scopes_of_the_longest_tests_first() -> None:
+    items = [
+        _Collected("tests/a/test_unit.py::t1", "unit"),
+        _Collected("tests/a/test_speech.py::t1", "server"),
+        _Collected("tests/a/test_speech.py::t2", "server", "recognizer"),
+        _Collected("tests/stacks/test_x.py::t1", "unit"),
+        _Collected("tests/stacks/test_y.py::t1", "cdk"),
+    ]
+    heaviest_first(items)  # stand-ins with what it reads of a pytest.Item
+    assert [item.nodeid for item in items] == [
+        "tests/a/test_speech.py::t1",
+        "tests/a/test_speech.py::t2",
+        "tests/stacks/test_x.py::t1",
+        "tests/stacks/test_y.py::t1",
+        "tests/a/test_unit.py::t1",
+    ]
 
 
 def test_every_marker_is_registered() -> None:

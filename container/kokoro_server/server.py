@@ -116,19 +116,26 @@ async def invocations(request: Request) -> Response:
     return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt], background=BackgroundTask(ticket.release))
 
 
+async def _refuse(websocket: WebSocket, error: Exception) -> None:
+    """Accept the socket only to send the error event, then close it with 1013 (try again later)."""
+    await websocket.accept()
+    for frame in encode_event(session_error(error)):
+        if isinstance(frame, bytes):
+            await websocket.send_bytes(frame)
+        else:
+            await websocket.send_text(frame)
+    await websocket.close(code=1013)
+
+
 async def session(websocket: WebSocket) -> None:
     runtime = _runtime(websocket)
     if not runtime.ready:
-        await websocket.accept()
-        await websocket.send_text(encode_event(session_error(NotReady("model is loading")))[0])
-        await websocket.close(code=1013)
+        await _refuse(websocket, NotReady("model is loading"))
         return
     try:
         ticket = runtime.admission.admit()
     except ServerBusy as busy:
-        await websocket.accept()
-        await websocket.send_text(encode_event(session_error(busy))[0])
-        await websocket.close(code=1013)  # try again later
+        await _refuse(websocket, busy)
         return
     try:
         await Session(websocket, runtime).run()

@@ -159,7 +159,7 @@ class Session:
 
     def _cancel(self, utterance_id: str | None) -> None:
         """Cancel one utterance by id (queued or speaking), or everything when no id is given."""
-        for utterance in [self.current, *self.queue._queue]:  # noqa: SLF001 - asyncio.Queue has no view
+        for utterance in [self.current, *self.queue._queue]:  # type: ignore[attr-defined]  # asyncio.Queue has no public view of its items
             if utterance is not None and utterance_id in (None, utterance.id):
                 utterance.cancelled = True
 

@@ -316,7 +316,12 @@ class Error:
 
 
 ServerEvent = Ready | Start | Audio | Words | End | Error
-_EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
+_EVENT_TYPES: dict[str, type[Ready | Start | End | Error]] = {
+    "ready": Ready,
+    "start": Start,
+    "end": End,
+    "error": Error,
+}
 
 
 def encode_event(event: ServerEvent) -> list[str | bytes]:

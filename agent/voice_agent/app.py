@@ -65,7 +65,7 @@ def create_app(
                 answer = speak_answer(text_deltas(agent, request.prompt), session, new_segmenter(), voice)
                 async for event in until_hangup(answer, hangup_flag(context.request)):
                     yield to_wire(event)
-        except Exception as err:  # noqa: BLE001 - typed for the caller; CancelledError (hang-up) passes
+        except Exception as err:  # typed for the caller; CancelledError (hang-up) passes
             yield to_wire(error_event(err))
 
     def answer_for(agent: Agent, prompt: Prompt) -> AsyncIterator:

@@ -104,4 +104,4 @@ async def text_deltas(agent: Agent, prompt: str) -> AsyncIterator[str]:
     except Exception as err:
         raise AgentError("llm_failed", f"the language model failed: {type(err).__name__}: {str(err)[:300]}") from err
     finally:
-        await stream.aclose()
+        await stream.aclose()  # type: ignore[attr-defined]  # strands types stream_async AsyncIterator; it is an async generator

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
 from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
@@ -30,6 +30,17 @@ class SettingsError(ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
 
 
+Choice = TypeVar("Choice", bound=str)
+
+
+def one_of(value: str, choices: tuple[Choice, ...], name: str) -> Choice:
+    """``value`` as the member of ``choices`` it equals; a :class:`SettingsError` naming ``name`` otherwise."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise SettingsError(f"{name} must be one of {', '.join(choices)}")
+
+
 @dataclass(frozen=True)
 class TtsSettings:
     """Where speech comes from. ``timeout_s`` bounds every wait for the model server's next bytes."""
@@ -44,8 +55,7 @@ class TtsSettings:
     endpoint_url: str | None = None  # a SageMaker runtime instead of AWS's (the local emulator); https://
 
     def __post_init__(self) -> None:
-        if self.transport not in TTS_TRANSPORTS:
-            raise SettingsError(f"TTS_TRANSPORT must be one of {', '.join(TTS_TRANSPORTS)}")
+        one_of(self.transport, TTS_TRANSPORTS, "TTS_TRANSPORT")
         if self.transport == "sagemaker" and not (self.endpoint_name and self.region):
             raise SettingsError("TTS_TRANSPORT=sagemaker needs TTS_ENDPOINT_NAME and TTS_REGION (or AWS_REGION)")
         if self.endpoint_url is not None and urlsplit(self.endpoint_url).scheme != "https":
@@ -80,8 +90,7 @@ class LlmSettings:
     tokens_per_s: float = 20.0
 
     def __post_init__(self) -> None:
-        if self.provider not in LLM_PROVIDERS:
-            raise SettingsError(f"LLM_PROVIDER must be one of {', '.join(LLM_PROVIDERS)}")
+        one_of(self.provider, LLM_PROVIDERS, "LLM_PROVIDER")
         if self.provider == "openai" and not (self.base_url and self.model_id):
             raise SettingsError("LLM_PROVIDER=openai needs LLM_BASE_URL and LLM_MODEL_ID")
         if self.provider == "scripted" and not self.reply.strip():
@@ -115,7 +124,9 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
     region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
     url = _text(env, "TTS_URL")
     tts = TtsSettings(
-        transport=_text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"),  # type: ignore[arg-type]
+        transport=one_of(
+            _text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"), TTS_TRANSPORTS, "TTS_TRANSPORT"
+        ),
         endpoint_name=_text(env, "TTS_ENDPOINT_NAME"),
         region=region,
         url=url,
@@ -125,7 +136,7 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         endpoint_url=_text(env, "TTS_ENDPOINT_URL"),
     )
     llm = LlmSettings(
-        provider=_text(env, "LLM_PROVIDER") or "bedrock",  # type: ignore[arg-type]
+        provider=one_of(_text(env, "LLM_PROVIDER") or "bedrock", LLM_PROVIDERS, "LLM_PROVIDER"),
         model_id=_text(env, "LLM_MODEL_ID"),
         base_url=_text(env, "LLM_BASE_URL"),
         api_key=_text(env, "LLM_API_KEY"),

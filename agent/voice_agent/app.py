@@ -37,7 +37,7 @@ from .tts_client import connector_for
 
 # After SIGTERM, answers still streaming get this long before uvicorn cancels them (closing their LLM
 # stream and speech session): AgentCore and a terminal's Ctrl-C both expect an end within seconds.
-SHUTDOWN_GRACE_S = 2.0
+SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn declares timeout_graceful_shutdown an int
 
 
 def create_app(

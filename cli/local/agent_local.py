@@ -83,13 +83,20 @@ def local_settings(
     provider = llm or (LlmChoice.openai if llm_base_url else LlmChoice.bedrock if llm_model_id else LlmChoice.scripted)
     if tts_endpoint and not region:
         raise UsageError("--tts-endpoint needs --region (the endpoint's AWS region)")
-    if tts_endpoint:
-        tts = dict(transport="sagemaker", endpoint_name=tts_endpoint, region=region, endpoint_url=tts_endpoint_url)
-    else:
-        tts = dict(transport="websocket", url=model_url)
     try:
+        if tts_endpoint:
+            tts = TtsSettings(
+                "sagemaker",
+                endpoint_name=tts_endpoint,
+                region=region,
+                endpoint_url=tts_endpoint_url,
+                voice=voice,
+                speed=speed,
+            )
+        else:
+            tts = TtsSettings("websocket", url=model_url, voice=voice, speed=speed)
         return AgentSettings(
-            tts=TtsSettings(**tts, voice=voice, speed=speed),
+            tts=tts,
             llm=LlmSettings(
                 provider=provider.value,
                 model_id=llm_model_id,

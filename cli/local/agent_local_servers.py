@@ -127,7 +127,7 @@ def model_server_child(
 
 @contextlib.contextmanager
 def agent_server_thread(
-    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: int | None = None
 ) -> Iterator[str]:
     """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
     its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""

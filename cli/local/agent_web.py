@@ -14,7 +14,7 @@ import typer
 from cli.common.console import Console
 from cli.common.errors import UsageError
 from cli.deploy import deploy_steps
-from cli.local.web_page import ConnectUrl, page_app, runtime_connect_url
+from cli.local.web_page import ConnectUrl, Presigner, page_app, runtime_connect_url
 from cli.typer_app import command_state
 
 DEFAULT_WEB_PORT = 8000
@@ -29,7 +29,7 @@ def serve_page(console: Console, connect_url: ConnectUrl, port: int, target: str
     uvicorn.run(page_app(connect_url), host="127.0.0.1", port=port, log_level="warning")
 
 
-def presigner(region: str, profile: str | None) -> object:
+def presigner(region: str, profile: str | None) -> Presigner:
     """bedrock-agentcore's client, on this machine's credentials (``--profile`` if given)."""
     import boto3
     from bedrock_agentcore.runtime import AgentCoreRuntimeClient

@@ -10,8 +10,9 @@ anywhere else (its Content-Security-Policy says so).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlencode
 
 from starlette.applications import Starlette
@@ -29,18 +30,24 @@ _CSP = "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsaf
 ConnectUrl = Callable[[str], str]  # session id -> ws:// or wss:// URL of the agent's /ws
 
 
+class Presigner(Protocol):
+    """The one method of bedrock-agentcore's ``AgentCoreRuntimeClient`` that the page needs."""
+
+    def generate_presigned_url(self, runtime_arn: str, session_id: str | None = None) -> str: ...
+
+
 def local_connect_url(agent_url: str) -> ConnectUrl:
     """A local agent (``http://127.0.0.1:PORT``): its /ws, naming the session as a presigned URL does."""
     base = agent_url.replace("http://", "ws://", 1).replace("https://", "wss://", 1).rstrip("/")
     return lambda session: f"{base}/ws?{urlencode({SESSION_HEADER: session})}"
 
 
-def runtime_connect_url(presigner: object, runtime_arn: str) -> ConnectUrl:
+def runtime_connect_url(presigner: Presigner, runtime_arn: str) -> ConnectUrl:
     """A deployed runtime: ``AgentCoreRuntimeClient.generate_presigned_url`` for every connection."""
-    return lambda session: presigner.generate_presigned_url(runtime_arn, session_id=session)  # type: ignore[attr-defined]
+    return lambda session: presigner.generate_presigned_url(runtime_arn, session_id=session)
 
 
-def _static(name: str, media_type: str) -> Callable[[Request], Response]:
+def _static(name: str, media_type: str) -> Callable[[Request], Awaitable[Response]]:
     async def serve(_: Request) -> Response:
         return FileResponse(PAGE_DIR / name, media_type=media_type, headers={"Content-Security-Policy": _CSP})
 

@@ -27,6 +27,7 @@ from voice_agent.first_piece import PIECE_OVERHEAD_S, SegmentPolicy, SpeechModel
 from voice_agent.llm import scripted_tokens
 from voice_agent.segmenter import Segmenter
 
+from .errors import BenchError
 from .lower_bound import lower_bound, natural_cuts, word_ready_times
 from .texts import TEXTS
 
@@ -69,6 +70,8 @@ def first_audio_and_stall(pieces: list[tuple[float, int]], model: SpeechModel) -
             stall += done - playhead
             playhead = done
         playhead += model.audio_s(words)
+    if first is None:
+        raise BenchError("no pieces to time: the segmenter cut nothing")
     return first, stall
 
 
@@ -85,17 +88,20 @@ def sweep(rtfs: tuple[float, ...] = RTFS, texts: tuple[str, ...] = SWEEP_TEXTS) 
         for rtf in rtfs:
             overhead_s = cpu_piece_overhead_s(rtf)
             model = SpeechModel(rtf, overhead_s=overhead_s)
-            row = {"text": text, "rtf": rtf, "piece_overhead_s": overhead_s}
+            row: dict[str, str | float] = {"text": text, "rtf": rtf, "piece_overhead_s": overhead_s}
+            firsts: dict[str, float] = {}
             for name, policy in (
                 ("policy", adaptive_policy(rtf, piece_overhead_s=overhead_s)),
                 ("rtf_only", adaptive_policy(rtf)),
                 ("threshold", threshold_policy(rtf)),
             ):
                 first, stall = first_audio_and_stall(pieces_of(deltas, policy), model)
-                row[f"{name}_first_s"], row[f"{name}_stall_s"] = round(first, 3), round(stall, 3)
+                firsts[name] = round(first, 3)
+                row[f"{name}_first_s"], row[f"{name}_stall_s"] = firsts[name], round(stall, 3)
+            bound_natural_s = lower_bound(words, ready, model, natural_cuts(words)).first_audio_s
             row["bound_any_s"] = lower_bound(words, ready, model).first_audio_s
-            row["bound_natural_s"] = lower_bound(words, ready, model, natural_cuts(words)).first_audio_s
-            row["policy_vs_natural"] = round(row["policy_first_s"] / row["bound_natural_s"], 3)
+            row["bound_natural_s"] = bound_natural_s
+            row["policy_vs_natural"] = round(firsts["policy"] / bound_natural_s, 3)
             rows.append(row)
     return rows
 

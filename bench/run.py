@@ -32,7 +32,7 @@ from .plots import plot_text
 from .results import BenchReport, SweepResult, summarize, write_json
 from .server import advertised_ready, check_ready, check_voice, model_server
 from .settings import BenchSettings
-from .stats import median
+from .stats import median, median_of
 from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
 from .targets import evaluate, ratios
 from .texts import TEXTS
@@ -152,7 +152,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
             load_prices(),
         ),
     )
-    last = {}
+    last: dict[str, list[Trace]] = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])
     return report, last
@@ -163,9 +163,9 @@ def _sweep_point(name: str, words: int, traces: list[Trace]) -> SweepResult:
     return SweepResult(
         policy=name,
         first_piece_min_words=words,
-        ttfa_s=median([p.ttfa_s for p in playbacks]),
+        ttfa_s=median_of([p.ttfa_s for p in playbacks], "ttfa_s"),
         audible_s=median([p.audible_s for p in playbacks]),
-        stall_s=median([p.stall_s for p in playbacks]),
+        stall_s=median_of([p.stall_s for p in playbacks], "stall_s"),
         first_piece=traces[0].pieces[0][1],
     )
 

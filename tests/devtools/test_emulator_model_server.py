@@ -14,11 +14,11 @@ import pytest
 
 models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
-from emulator import REPO, sagemaker_emulator  # noqa: E402
-from servers import free_port, model_server_process, wait_ready  # noqa: E402
-from speech import transcribe, wer  # noqa: E402
+from emulator import REPO, sagemaker_emulator  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from servers import free_port, model_server_process, wait_ready  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech import transcribe, wer  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 
-from speech_protocol.messages import (  # noqa: E402
+from speech_protocol.messages import (  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
     SAMPLE_RATE,
     Audio,
     Close,
@@ -27,9 +27,9 @@ from speech_protocol.messages import (  # noqa: E402
     Synthesize,
     encode_client_message,
 )
-from speech_protocol.session import TtsSession  # noqa: E402
-from speech_protocol.transport import TtsServerError  # noqa: E402
-from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402
+from speech_protocol.session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.transport import TtsServerError  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 
 pytestmark = pytest.mark.slow
 MODEL_PYTHON = str(REPO / ".venv" / "bin" / "python")

@@ -111,4 +111,4 @@ def test_image_artifact_and_its_uri_come_together():
 def test_settings_are_frozen():
     settings = parse_settings({})
     with pytest.raises(AttributeError):
-        settings.instance_type = "ml.p5.48xlarge"  # type: ignore[misc]
+        settings.instance_type = "ml.p5.48xlarge"  # type: ignore[misc]  # assigning to a frozen field is the test

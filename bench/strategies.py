@@ -87,7 +87,7 @@ async def speak(strategy: str, text_name: str, run: Run) -> Trace:
     return trace
 
 
-async def _stamped(deltas: AsyncGenerator[str, None], trace: Trace, now) -> AsyncIterator[str]:
+async def _stamped(deltas: AsyncGenerator[str, None], trace: Trace, now) -> AsyncGenerator[str, None]:
     try:
         async for delta in deltas:
             trace.deltas.append(now())

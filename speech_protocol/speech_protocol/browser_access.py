@@ -107,13 +107,13 @@ def access_list(values: Iterable[str], normalize: Callable[[str], str]) -> froze
 
 def is_loopback(bound_host: str) -> bool:
     """Whether a server bound to ``bound_host`` can only be reached from this machine."""
-    name = _host_name(bound_host)
-    if name == "localhost":
-        return True
     try:
-        return name is not None and ipaddress.ip_address(name).is_loopback
-    except ValueError:
+        name = host_name(bound_host)
+    except AccessListError:
         return False
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(name).is_loopback
+    return name == "localhost"
 
 
 def server_hosts(bound_host: str, extra: frozenset[str] | None) -> frozenset[str] | None:

@@ -64,7 +64,7 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def _error(status: int, code: str, message: str) -> Response:
+def error_response(status: int, code: str, message: str) -> Response:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
@@ -76,18 +76,18 @@ def page_app(connect_url: ConnectUrl, token: str, hosts: frozenset[str] | None =
     async def connect(request: Request) -> Response:
         given = request.query_params.get("token", "").encode()
         if not secrets.compare_digest(given, expected):
-            return _error(
+            return error_response(
                 403, "bad_token", "this page was not opened from the URL the command printed: open that URL (?token=)"
             )
         session = request.query_params.get("session", "")
         if not _SESSION.fullmatch(session):
-            return _error(
+            return error_response(
                 400, "bad_session", "session must be 33-256 letters, digits, '-' or '_' (reload the page for a new one)"
             )
         try:
             url = connect_url(session)
         except Exception as err:  # no credentials, expired profile: the page shows this line
-            return _error(502, "connect_failed", f"{type(err).__name__}: {err}")
+            return error_response(502, "connect_failed", f"{type(err).__name__}: {err}")
         return JSONResponse({"url": url})
 
     return Starlette(

@@ -35,8 +35,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 ANY = "*"  # in a list of hosts or origins: no check at all
-UNKNOWN_HOST = "unknown_host"
-ORIGIN_NOT_ALLOWED = "origin_not_allowed"
 # What a browser sends without asking first carries an Origin on every method but these.
 _UNCHECKED_METHODS = frozenset({"GET", "HEAD"})
 _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_.-]+))(?::(?P<port>[0-9]{1,5}))?")
@@ -144,7 +142,7 @@ class BrowserAccess:
         """(status, code, message) for a request to refuse, else None; ``method`` None is a WebSocket."""
         if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
             shown = "no Host header" if host is None else f"Host {host[:100]!r}"
-            return 421, UNKNOWN_HOST, f"{shown}: not a name of this server (allow a name with --allow-host)"
+            return 421, "unknown_host", f"{shown}: not a name of this server (allow a name with --allow-host)"
         if self.origins is None or sent_origin is None or method in _UNCHECKED_METHODS:
             return None
         try:
@@ -153,10 +151,11 @@ class BrowserAccess:
             allowed = False
         if allowed:
             return None
+        page = sent_origin[:100]
         return (
             403,
-            ORIGIN_NOT_ALLOWED,
-            (f"requests from the page at {sent_origin[:100]!r} are not accepted here (allow it with --allow-origin)"),
+            "origin_not_allowed",
+            f"requests from the page at {page!r} are not accepted (allow it with --allow-origin)",
         )
 
 
@@ -196,8 +195,6 @@ async def refuse(send: Send, status: int, code: str, message: str, scope: Scope 
 __all__ = [
     "ANY",
     "LOOPBACK_NAMES",
-    "ORIGIN_NOT_ALLOWED",
-    "UNKNOWN_HOST",
     "AccessListError",
     "BrowserAccess",
     "BrowserGuard",

@@ -168,7 +168,9 @@ class BrowserGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket") and self.access.checks_anything:
-            headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]}
+            headers: dict[str, str] = {}
+            for key, value in scope["headers"]:  # the first of a repeated header, as Starlette reads it
+                headers.setdefault(key.decode("latin-1"), value.decode("latin-1"))
             method = scope.get("method") if scope["type"] == "http" else None
             refused = self.access.refusal(method, headers.get("host"), headers.get("origin"))
             if refused is not None:

@@ -21,8 +21,9 @@ from stacks.settings import DeploySettings
 
 
 def agent_environment(settings: DeploySettings, region: str) -> dict[str, str]:
-    """The agent's runtime variables (008-three-interfaces.md): speech from the endpoint, words from Bedrock."""
-    return {
+    """The agent's runtime variables (008-three-interfaces.md): speech from the endpoint, words from Bedrock,
+    and the web pages allowed to call it when the operator names some (100-browser-reachable-servers.md)."""
+    environment = {
         "TTS_TRANSPORT": "sagemaker",
         "TTS_ENDPOINT_NAME": settings.endpoint_name,
         "TTS_REGION": region,
@@ -30,6 +31,9 @@ def agent_environment(settings: DeploySettings, region: str) -> dict[str, str]:
         "LLM_PROVIDER": "bedrock",
         "LLM_MODEL_ID": settings.model.model_id,
     }
+    if settings.agent_allowed_origins:
+        environment["AGENT_ALLOWED_ORIGINS"] = " ".join(settings.agent_allowed_origins)
+    return environment
 
 
 class AgentStack(Stack):

@@ -30,8 +30,9 @@ CODE_ARG = {
     "_check_unicode": 2,
     "refuse": 2,
     "ErrorEvent": 0,
+    "error_response": 1,
 }
-STATUS_ARG = {"RequestError": 0, "refuse": 1}
+STATUS_ARG = {"RequestError": 0, "refuse": 1, "error_response": 0}
 PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 400
 
 # What reaches each interface. ``None`` takes the whole file.
@@ -215,6 +216,16 @@ def test_model_session_close_codes():
 def test_agent_http():
     documented = [(int(row[0]), row[1]) for row in _table("Agent: HTTP `POST /invocations`")]
     _check(documented, _emitted({AGENT + "body_limit.py": None}))
+
+
+def test_browser_refusals():
+    documented = [(int(row[0]), row[1]) for row in _table("Local servers: refused before any work")]
+    _check(documented, _emitted({"speech_protocol/speech_protocol/browser_access.py": None}))
+
+
+def test_conversation_page_connect():
+    documented = [(int(row[0]), row[1]) for row in _table("Conversation page: `GET /connect`")]
+    _check(documented, _emitted({"cli/local/web_page.py": None}))
 
 
 def test_agent_sse_errors():

@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 from strands import Agent
 
+from speech_protocol.browser_access import BrowserGuard
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import Connector
 
@@ -47,7 +48,14 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(JsonBody), Middleware(HangupSignal)])
+    app = BedrockAgentCoreApp(
+        middleware=[
+            Middleware(BrowserGuard, access=settings.access),  # first: a refused page costs nothing
+            Middleware(BodyLimit),
+            Middleware(JsonBody),
+            Middleware(HangupSignal),
+        ]
+    )
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 

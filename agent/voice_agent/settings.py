@@ -7,11 +7,12 @@ same objects directly from its options. Nothing below this module reads ``os.env
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
+from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin
 from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
 from speech_protocol.urls import ServerUrlError, server_urls
 
@@ -20,6 +21,7 @@ LlmProvider = Literal["bedrock", "openai", "scripted"]
 TTS_TRANSPORTS: tuple[TtsTransport, ...] = ("sagemaker", "websocket")
 LLM_PROVIDERS: tuple[LlmProvider, ...] = ("bedrock", "openai", "scripted")
 DEFAULT_VOICE = "af_heart"
+NOTHING_ALLOWED = "none"  # an allow-list variable's value that allows nothing
 DEFAULT_SCRIPTED_REPLY = (
     "Hello! I am a scripted voice agent, speaking without a language model. "
     "Each sentence is spoken as soon as it is written. Ask me anything"
@@ -103,6 +105,9 @@ class LlmSettings:
 class AgentSettings:
     tts: TtsSettings
     llm: LlmSettings
+    # Which Host names and web pages may reach the agent: no check by default, as on AgentCore, which
+    # authenticates every call; ``deploy-agent local`` sets both (100-browser-reachable-servers.md).
+    access: BrowserAccess = BrowserAccess()
 
 
 def _number(env: Mapping[str, str], key: str, default: float) -> float:
@@ -117,6 +122,27 @@ def _number(env: Mapping[str, str], key: str, default: float) -> float:
 
 def _text(env: Mapping[str, str], key: str) -> str | None:
     return env.get(key, "").strip() or None
+
+
+def _access_list(env: Mapping[str, str], key: str, normalize: Callable[[str], str]) -> frozenset[str] | None:
+    """An allow-list variable: unset or ``*`` = no check, ``none`` = nothing allowed, else names split by
+    commas or spaces."""
+    raw = _text(env, key)
+    if raw is None:
+        return None
+    if raw.lower() == NOTHING_ALLOWED:
+        return frozenset()
+    try:
+        return access_list([raw], normalize)
+    except AccessListError as err:
+        raise SettingsError(f"{key}: {err}") from None
+
+
+def _access_text(allowed: frozenset[str] | None) -> str | None:
+    """The inverse of :func:`_access_list`."""
+    if allowed is None:
+        return None
+    return " ".join(sorted(allowed)) or NOTHING_ALLOWED
 
 
 def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
@@ -144,7 +170,11 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         reply=env.get("LLM_REPLY") or DEFAULT_SCRIPTED_REPLY,
         tokens_per_s=_number(env, "LLM_TOKENS_PER_S", 20.0),
     )
-    return AgentSettings(tts=tts, llm=llm)
+    access = BrowserAccess(
+        hosts=_access_list(env, "AGENT_ALLOWED_HOSTS", host_name),
+        origins=_access_list(env, "AGENT_ALLOWED_ORIGINS", origin),
+    )
+    return AgentSettings(tts=tts, llm=llm, access=access)
 
 
 def settings_to_env(settings: AgentSettings) -> dict[str, str]:
@@ -165,5 +195,7 @@ def settings_to_env(settings: AgentSettings) -> dict[str, str]:
         "LLM_API_KEY": llm.api_key,
         "LLM_REPLY": llm.reply,
         "LLM_TOKENS_PER_S": str(llm.tokens_per_s),
+        "AGENT_ALLOWED_HOSTS": _access_text(settings.access.hosts),
+        "AGENT_ALLOWED_ORIGINS": _access_text(settings.access.origins),
     }
     return {key: value for key, value in values.items() if value is not None}

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
@@ -22,11 +23,13 @@ from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
+from speech_protocol.browser_access import BrowserGuard
 from speech_protocol.messages import (
     MAX_FRAME_BYTES,
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
+    declares_json,
     encode_event,
     loads,
     validate_normalize,
@@ -51,8 +54,7 @@ async def ping(request: Request) -> Response:
 
 
 async def _read_json(request: Request) -> dict:
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type != "application/json":
+    if not declares_json(request.headers.get("content-type", "")):
         raise RequestError(415, "unsupported_media_type", "send the request as application/json")
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
@@ -164,4 +166,5 @@ def create_app(settings: ServerSettings, assets: ModelAssets) -> Starlette:
             WebSocketRoute(SESSION_PATH, session),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BrowserGuard, access=settings.access)],  # 100-browser-reachable-servers.md
     )

@@ -6,6 +6,15 @@ import os
 from dataclasses import dataclass
 
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
+from speech_protocol.browser_access import (
+    AccessListError,
+    BrowserAccess,
+    access_list,
+    host_name,
+    is_loopback,
+    origin,
+    server_hosts,
+)
 
 DEFAULT_VOICE = "af_heart"
 
@@ -30,6 +39,10 @@ class ServerSettings:
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
     header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
     max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
+    # Names besides the loopback ones a loopback-bound server answers to, and the pages (origins) that may
+    # open its session or POST to it; "*" turns a check off (100-browser-reachable-servers.md).
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch"):
@@ -50,6 +63,19 @@ class ServerSettings:
             raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():
             raise ValueError("warm_up_text: must hold words to speak")
+        try:
+            self.access  # noqa: B018 - parsed here so that a malformed name fails at start-up, not per request
+        except AccessListError as err:
+            raise ValueError(f"allowed hosts and origins: {err}") from None
+
+    @property
+    def access(self) -> BrowserAccess:
+        """Bound to loopback: its own names and the allowed origins only (none by default), so no web page
+        can drive it; bound elsewhere (SageMaker's 0.0.0.0) only the lists given, else no check."""
+        hosts = access_list(self.allowed_hosts, host_name)
+        origins = access_list(self.allowed_origins, origin)
+        strict = self.allowed_origins or is_loopback(self.host)
+        return BrowserAccess(hosts=server_hosts(self.host, hosts), origins=origins if strict else None)
 
 
 def offline_environment() -> None:

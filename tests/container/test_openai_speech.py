@@ -155,7 +155,7 @@ LONG = "a" * (MAX_INPUT_CHARS + 1)
         (b'{"input": "   "}', JSON, 400, "empty_text", "input"),
         (b'{"input": 7}', JSON, 400, "bad_text", "input"),
         (b'{"input": "Hi \\ud800"}', JSON, 400, "bad_text", "input"),
-        (('{"input": "%s"}' % LONG).encode(), JSON, 400, "text_too_long", "input"),
+        (json.dumps({"input": LONG}).encode(), JSON, 400, "text_too_long", "input"),
         (b'{"input": "!!! ... ???"}', JSON, 400, "unspeakable_text", "input"),
         (b'{"input": "Hi", "voice": "zz_nobody"}', JSON, 400, "unknown_voice", "voice"),
         (b'{"input": "Hi", "voice": "af_heart(1e40)"}', JSON, 400, "unknown_voice", "voice"),

@@ -15,6 +15,7 @@ import asyncio
 import base64
 import json
 import math
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -133,7 +134,9 @@ def openai_routes(read_json: ReadJson, unless_hung_up: UnlessHungUp) -> list[Rou
 
         media_type = SSE if admitted.speech.stream_format == "sse" else MEDIA_TYPES[fmt]
         # The share is released by the background task too when the client left before the first byte.
-        return StreamingResponse(body(), media_type=media_type, background=_release(admitted, encoder))
+        return StreamingResponse(
+            body(), media_type=media_type, headers=_request_id(), background=_release(admitted, encoder)
+        )
 
     async def timestamps(request: Request) -> Response:
         """``POST /v1/audio/speech/timestamps``: the whole audio and each written word's span in it."""
@@ -170,7 +173,8 @@ def openai_routes(read_json: ReadJson, unless_hung_up: UnlessHungUp) -> list[Rou
                 "duration_s": round(admitted.samples / SAMPLE_RATE, 4),
                 "words": [{"text": w.text, "start_s": w.start_s, "end_s": w.end_s} for w in timeline.spans()],
                 "usage": admitted.usage(),
-            }
+            },
+            headers=_request_id(),
         )
 
     return [
@@ -179,6 +183,11 @@ def openai_routes(read_json: ReadJson, unless_hung_up: UnlessHungUp) -> list[Rou
         Route("/v1/audio/voices", voices, methods=["GET"]),
         Route("/v1/models", models, methods=["GET"]),
     ]
+
+
+def _request_id() -> dict[str, str]:
+    """OpenAI's ``x-request-id`` header: the SDK exposes it and LiveKit logs its absence."""
+    return {"x-request-id": f"req_{uuid.uuid4().hex}"}
 
 
 def _release(admitted: Admitted, encoder: Encoder) -> BackgroundTask:

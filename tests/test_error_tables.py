@@ -30,15 +30,28 @@ CODE_ARG = {
     "_check_unicode": 2,
     "refuse": 2,
     "ErrorEvent": 0,
+    "ParamError": 0,
+    "_text_field": 2,
+    "_one_of": 3,
 }
 STATUS_ARG = {"RequestError": 0, "refuse": 1}
 PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 400
+# Raisers of a ProtocolError (or its OpenAI subclass ParamError): their codes are 400s over HTTP.
+PROTOCOL_RAISERS = ("ProtocolError", "_check_unicode", "ParamError", "_text_field", "_one_of")
 
 # What reaches each interface. ``None`` takes the whole file.
 REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "loads"]
 MODEL_HTTP = {
     SERVER: ["_read_json", "invocations"],
     MESSAGES: REQUEST_FIELDS,
+    "container/kokoro_server/errors.py": ["classify"],
+}
+OPENAI_API = "container/kokoro_server/openai_api/"
+MODEL_OPENAI = {
+    OPENAI_API + "request.py": None,
+    OPENAI_API + "routes.py": None,
+    SERVER: ["_read_json"],
+    MESSAGES: ["loads"],
     "container/kokoro_server/errors.py": ["classify"],
 }
 MODEL_SESSION = {
@@ -118,7 +131,7 @@ def _emitted(scopes: dict[str, list[str] | None]) -> set[tuple[int | None, str]]
                     code = _value(node.args[0])
                 if isinstance(code, str):
                     status = _value(node.args[STATUS_ARG[name]]) if name in STATUS_ARG else None
-                    if status is None and name in ("ProtocolError", "_check_unicode"):
+                    if status is None and name in PROTOCOL_RAISERS:
                         status = PROTOCOL_ERROR_STATUS
                     out.add((status, code))
     return out
@@ -199,6 +212,11 @@ def _check(documented: list, emitted: set) -> None:
 def test_model_http():
     documented = [(int(row[0]), row[1]) for row in _table("Model server: HTTP `POST /invocations`")]
     _check(documented, _emitted(MODEL_HTTP))
+
+
+def test_model_openai_http():
+    documented = [(int(row[0]), row[1]) for row in _table("Model server: OpenAI `POST /v1/audio/speech`")]
+    _check(documented, _emitted(MODEL_OPENAI))
 
 
 def test_model_session_errors():

@@ -42,7 +42,7 @@ class SpeechRequest:
     normalize: bool
 
 
-def _string(body: dict[str, Any], field: str, code: str) -> str | None:
+def _text_field(body: dict[str, Any], field: str, code: str) -> str | None:
     """``body[field]`` if it is valid Unicode text (a lone surrogate can be neither spoken nor echoed)."""
     value = body.get(field)
     if value is None:
@@ -57,7 +57,7 @@ def _string(body: dict[str, Any], field: str, code: str) -> str | None:
 
 
 def _input(body: dict[str, Any]) -> str:
-    text = _string(body, "input", "bad_text")
+    text = _text_field(body, "input", "bad_text")
     if text is None:
         raise ParamError("missing_text", "'input' is required: the text to speak", "input")
     if not text.strip():
@@ -74,7 +74,7 @@ def _voice(body: dict[str, Any]) -> str | None:
     raw = body.get("voice")
     if isinstance(raw, dict) and set(raw) == {"id"}:
         raw = raw["id"]
-    name = _string({"voice": raw}, "voice", "bad_voice")
+    name = _text_field({"voice": raw}, "voice", "bad_voice")
     if name is not None and not name.strip():
         raise ParamError("bad_voice", "'voice' is empty", "voice")
     return None if name is None else kokoro_voice(name)
@@ -92,7 +92,7 @@ def _speed(body: dict[str, Any]) -> float:
     return float(speed)
 
 
-def _choice(body: dict[str, Any], field: str, choices: tuple[str, ...], code: str) -> str:
+def _one_of(body: dict[str, Any], field: str, choices: tuple[str, ...], code: str) -> str:
     value = body.get(field)
     if value is None:
         return choices[0]
@@ -103,8 +103,8 @@ def _choice(body: dict[str, Any], field: str, choices: tuple[str, ...], code: st
 
 def parse_speech(body: dict[str, Any]) -> SpeechRequest:
     """The request, or :class:`ParamError` for the first bad field."""
-    model = _string(body, "model", "bad_model")
-    _string(body, "instructions", "bad_instructions")  # accepted and ignored
+    model = _text_field(body, "model", "bad_model")
+    _text_field(body, "instructions", "bad_instructions")  # accepted and ignored
     normalize = body.get("normalize", True)
     if not isinstance(normalize, bool):
         raise ParamError("bad_normalize", "'normalize' must be true or false", "normalize")
@@ -112,8 +112,8 @@ def parse_speech(body: dict[str, Any]) -> SpeechRequest:
         input=_input(body),
         voice=_voice(body),
         speed=_speed(body),
-        response_format=_choice(body, "response_format", FORMATS, "bad_format"),
-        stream_format=_choice(body, "stream_format", STREAM_FORMATS, "bad_stream_format"),
+        response_format=_one_of(body, "response_format", FORMATS, "bad_format"),
+        stream_format=_one_of(body, "stream_format", STREAM_FORMATS, "bad_stream_format"),
         model=model or MODELS[0],
         normalize=normalize,
     )

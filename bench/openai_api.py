@@ -149,7 +149,8 @@ def openai_api(
         typer.echo(f"{label:28s} first byte {times['first_byte_s']:.3f} s, last byte {times['last_byte_s']:.3f} s")
     for fmt, cost in figures["encoding"]["formats"].items():
         typer.echo(
-            f"encoding    {fmt:5s} {cost['ms_per_audio_s']:6.2f} ms per audio s, {cost['bytes_per_audio_s']} B/s"
+            f"encoding {fmt:5s} {cost['ms_per_audio_s']:6.2f} ms ({cost['cpu_ms_per_audio_s']:5.2f} ms CPU) "
+            f"per audio s, {cost['bytes_per_audio_s']} B/s"
         )
     typer.echo(f"server rtf {figures['time_to_first_byte']['server_rtf']}")
     json_path.parent.mkdir(parents=True, exist_ok=True)

@@ -27,13 +27,12 @@ from starlette.routing import Route
 
 from kokoro_server.admission import ServerBusy, Ticket
 from kokoro_server.encoders import MEDIA_TYPES, Encoder, open_encoder
-from kokoro_server.engine.synthesizer import Chunk, Rendered
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import RequestError
 from kokoro_server.openai_api.errors import openai_error
 from kokoro_server.openai_api.request import MODELS, ParamError, SpeechRequest, parse_speech
 from kokoro_server.openai_api.voices import OPENAI_VOICES
-from kokoro_server.runtime import NotReady, SpeechRuntime
+from kokoro_server.runtime import Chunk, NotReady, Rendered, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
 from speech_protocol.messages import SAMPLE_RATE, ProtocolError
 

@@ -19,6 +19,7 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
+from kokoro_server.openai_api.routes import openai_routes
 from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
@@ -164,6 +165,7 @@ def create_app(settings: ServerSettings, assets: ModelAssets) -> Starlette:
             Route("/ping", ping, methods=["GET"]),
             Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute(SESSION_PATH, session),
+            *openai_routes(_read_json, _unless_hung_up),  # self-hosting only: SageMaker routes /invocations alone
         ],
         lifespan=lifespan,
         middleware=[Middleware(BrowserGuard, access=settings.access)],  # 100-browser-reachable-servers.md

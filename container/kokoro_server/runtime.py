@@ -17,8 +17,8 @@ import time
 
 from kokoro_server.admission import Admission, SpeedMeter
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
+from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Pace, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import PlaybackClock, Scheduler
@@ -53,13 +53,13 @@ class SpeechRuntime:
         start = time.perf_counter()
         s = self.settings
         synthesizer = Synthesizer(
-            load_backend(s.engine, self.assets, s.device, s.threads),
+            load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
             Phonemizer(),
             VoiceBank(self.assets),
             default_voice=s.voice,
             trim=s.trim,
         )
-        self.pace = synthesizer.warm_up(s.warm_up_text, simulate_rtf=s.simulate_rtf)
+        self.pace = synthesizer.warm_up(s.warm_up_text)
         self.speed.baseline = self.pace.rtf
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
@@ -104,11 +104,6 @@ class SpeechRuntime:
             start = time.perf_counter()
             rendered = synth.render(chunk)
             audio_s = len(rendered.audio) / SAMPLE_RATE
-            # --simulate-rtf: hold the worker as a slower engine would, over all it synthesized (a slower
-            # engine is slower on the edge silence it trims too: docs/decisions/088-piece-overhead.md)
-            slower = self.settings.simulate_rtf * rendered.synthesized_s - (time.perf_counter() - start)
-            if slower > 0:
-                time.sleep(slower)
             self.speed.observe(time.perf_counter() - start, audio_s)
             return rendered
 

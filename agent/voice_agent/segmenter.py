@@ -31,7 +31,16 @@ from __future__ import annotations
 
 import re
 
-from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, adaptive_policy
+from speech_protocol.pace import WORD
+
+from .first_piece import (
+    ADAPTIVE_FIRST_WORDS,
+    SegmentPolicy,
+    SegmentPolicyError,
+    adaptive_policy,
+    fewest_sustaining_words,
+    sustaining_words,
+)
 from .speakable import is_fence, speakable
 
 __all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter", "natural_cut_after"]
@@ -51,9 +60,8 @@ _NEVER_ENDS = frozenset(
 _CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)}]")
 _FIRST_PIECE_CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)},;:\\-–—]")
 _CODE_CANDIDATES = re.compile("\n")
-# A word, for the first-piece rule: a run between spaces or dashes that holds a letter or digit. Clause
-# ends that are counted up to are followed by a space or are dashes, so no word straddles two counts.
-_WORD = re.compile("[^\\W_][^\\s–—]*")
+# Words (speech_protocol.pace.WORD) end at spaces and dashes, and the clause ends that words are counted up
+# to are followed by a space or are dashes, so no word straddles two counts.
 # Where a phrase starts: a first piece may end just before one of these (prepositions and conjunctions
 # that open a phrase of their own; not "of", "to", "that", "as", which bind to the word before).
 _FUNCTION_WORDS = frozenset(
@@ -129,7 +137,8 @@ class Segmenter:
 
     def _scan(self, *, final: bool) -> list[str]:
         """Emit every piece whose end is certain; keep the rest, compacted to the current piece."""
-        buf, pieces = self._buf, []
+        buf = self._buf
+        pieces: list[str] = []
         start, limit = 0, self._policy.max_chars
         while True:
             while start < len(buf) and buf[start] == " ":
@@ -207,7 +216,7 @@ class Segmenter:
         """
         policy = self._policy
         window = buf[start : start + policy.max_chars + 1]
-        words = list(_WORD.finditer(window))
+        words = list(WORD.finditer(window))
         if words and not final and words[-1].end() == len(window):
             words.pop()  # the last word may still be growing ("fo" -> "for", "day" -> "day,")
         fewest = ADAPTIVE_FIRST_WORDS[0] if policy.rtf is not None else policy.first_piece_min_words
@@ -272,7 +281,7 @@ class Segmenter:
             spaced = spaced and i > start and buf[i - 1] == " "
         if not spaced:
             return False
-        self._words += sum(1 for _ in _WORD.finditer(buf, self._counted_to, end))
+        self._words += sum(1 for _ in WORD.finditer(buf, self._counted_to, end))
         self._counted_to = end
         if self._words >= self._policy.first_piece_min_words:
             return True
@@ -290,7 +299,7 @@ class Segmenter:
         """
         policy = self._policy
         window = buf[end : end + policy.max_chars + 1]
-        words = list(_WORD.finditer(window))
+        words = list(WORD.finditer(window))
         if words and not final and words[-1].end() == len(buf) - end:
             words.pop()  # this word may still grow ("day" -> "day,")
         following = _words_to_natural_end(
@@ -307,18 +316,18 @@ class Segmenter:
         that is what brings speech forward. A later piece ends there only when running on to the next
         cut would outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy
         a stall that would otherwise happen, and hold enough words to pay towards the next cut
-        (:meth:`SpeechModel.sustaining_words`): a piece that merely breaks even leaves nothing for the
+        (:func:`~voice_agent.first_piece.sustaining_words`): a piece that merely breaks even leaves nothing for the
         next cut's fixed cost, and the stall comes one piece later (088-piece-overhead.md).
         """
         model = self._policy.speech_model()
         if not self._spoken_any:
             return not model.cut_stalls(words, following)
-        return words >= model.sustaining_words() and self._lead_s(words + following) < 0
+        return words >= sustaining_words(model) and self._lead_s(words + following) < 0
 
     def _next_piece_floor(self) -> int:
         """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains
-        itself (:meth:`SpeechModel.fewest_sustaining_words`). Later cuts look at the very next natural end."""
-        return 1 if self._spoken_any else self._policy.speech_model().fewest_sustaining_words()
+        itself (:func:`~voice_agent.first_piece.fewest_sustaining_words`). Later cuts look at the very next natural end."""
+        return 1 if self._spoken_any else fewest_sustaining_words(self._policy.speech_model())
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):
@@ -329,7 +338,7 @@ class Segmenter:
             pieces.append(piece)
             self._spoken_any = True
             if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
-                words = sum(1 for _ in _WORD.finditer(raw))
+                words = sum(1 for _ in WORD.finditer(raw))
                 if self._policy.rtf is not None:  # the first piece's synthesis is the wait before playback
                     model = self._policy.speech_model()
                     self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)

@@ -14,7 +14,7 @@ from kokoro_server.engine.backend import MAX_PHONEMES
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.slowed import SlowedBackend
-from kokoro_server.engine.synthesizer import NothingToSay, Pace, Synthesizer, Timing
+from kokoro_server.engine.synthesizer import NothingToSay, Synthesizer
 from kokoro_server.engine.voices import UnknownVoice, VoiceBank
 
 
@@ -97,22 +97,9 @@ def test_untrimmed_output_has_the_lead_in(assets):
 
 def test_warm_up_measures_the_pace_on_the_real_weights(synth):
     pace = synth.warm_up(rounds=1)
-    assert pace.rtf > 0 and pace.piece_overhead_s >= 0
+    assert pace.rtf > 0 and pace.overhead_s >= 0
     with pytest.raises(ValueError, match="at least one round"):
         synth.warm_up(rounds=0)
-
-
-@pytest.mark.parametrize(
-    ("short", "sentence", "expected"),
-    [
-        # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
-        (Timing(0.9, 1.0), Timing(1.6, 4.0), Pace(rtf=0.4, piece_overhead_s=0.5)),
-        # a short piece cheaper than its share never gives a negative cost
-        (Timing(0.2, 1.0), Timing(1.6, 4.0), Pace(rtf=0.4, piece_overhead_s=0.0)),
-    ],
-)
-def test_the_pace_is_the_sentences_rtf_and_what_a_short_piece_cost_beyond_it(short, sentence, expected):
-    assert Pace.measured(short, sentence) == expected
 
 
 @pytest.mark.slow

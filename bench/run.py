@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from speech_protocol.pace import usable_overhead, usable_rtf, word_count
+from speech_protocol.pace import WORD, usable_overhead, usable_rtf, word_count
+from voice_agent.cuts import natural_cut_after
 from voice_agent.first_piece import adaptive_policy
-from voice_agent.segmenter import Segmenter, SegmentPolicy, natural_cut_after
+from voice_agent.segmenter import Segmenter, SegmentPolicy
 
 from .concurrency import against_one, concurrent_sessions
 from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
@@ -61,10 +62,10 @@ def openings(pieces: list[str], words: int = 3) -> tuple[str, ...]:
     shows against short pieces, so the speech model is fitted on both lengths."""
     found = []
     for piece in pieces:
-        split = piece.split()
-        cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1], split[k])), None)
+        split = list(WORD.finditer(piece))
+        cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1][0], split[k][0])), None)
         if cut is not None:
-            found.append(" ".join(split[:cut]))
+            found.append(piece[: split[cut - 1].end()])
     return tuple(found)
 
 

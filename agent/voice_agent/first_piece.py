@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from speech_protocol.pace import PIECE_OVERHEAD_S, PaceError, SpeechModel
+from speech_protocol.pace import PIECE_OVERHEAD_S, PaceError, SpeechModel, word_count
 
 # Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
 # stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
@@ -67,7 +67,7 @@ class SegmentPolicy:
     ``first_piece_min_words``: a piece may end at a clause mark once it holds this many words; always for
     the first piece (when ``first_piece_clause``), and for later ones while fewer than ``ramp_words`` words
     have been emitted in the answer (0: the first piece only). With no clause mark in sight, the first
-    piece may also end before a conjunction or preposition (``voice_agent.segmenter``).
+    piece may also end before a conjunction or preposition (``voice_agent.cuts``).
     """
 
     first_piece_min_words: int = DEFAULT_FIRST_PIECE_MIN_WORDS
@@ -157,3 +157,69 @@ def adaptive_policy(
         rtf=rtf,
         piece_overhead_s=piece_overhead_s,
     )
+
+
+class AnswerPacing:
+    """One answer's standing against the speech model: what the segmenter asks when it chooses among cuts.
+
+    Tracks the pieces emitted so far (whether any has, how many words while the ramp lasts, and the audio
+    they queue ahead of the listener beyond the synthesis they owe). ``policy`` may be replaced mid-answer
+    (the server's Ready arriving); the counts carry over.
+    """
+
+    def __init__(self, policy: SegmentPolicy) -> None:
+        self.policy = policy
+        self.spoken_any = False  # a piece has been emitted (the first-piece rule is over)
+        self._emitted_words = 0  # words in the pieces emitted so far, counted while the ramp lasts
+        self._slack_s = 0.0  # the speech model's audio queued minus synthesis owed, over the ramp's pieces
+
+    def clause_cuts_allowed(self) -> bool:
+        """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
+        policy = self.policy
+        return policy.first_piece_clause and (not self.spoken_any or self._emitted_words < policy.ramp_words)
+
+    def fewest_words_before_a_cut(self) -> int:
+        """The shortest piece a clause or function-word cut may end: ``first_piece_min_words``, or, when the
+        server's rtf is known, ``ADAPTIVE_FIRST_WORDS[0]`` if the speech model says it does not stall."""
+        return ADAPTIVE_FIRST_WORDS[0] if self.policy.rtf is not None else self.policy.first_piece_min_words
+
+    def next_piece_floor(self) -> int:
+        """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains
+        itself (:func:`fewest_sustaining_words`). Later cuts look at the very next natural end."""
+        return 1 if self.spoken_any else fewest_sustaining_words(self.policy.speech_model())
+
+    def cut_wanted(self, words: int, following: int) -> bool:
+        """The speech model's verdict on a natural cut after ``words``, ``following`` words before the next.
+
+        The first piece ends at the earliest such cut whose next piece is ready before it has played: that
+        is what brings speech forward. A later piece ends there only when running on to the next cut would
+        outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy a stall that
+        would otherwise happen, and hold enough words to pay towards the next cut (:func:`sustaining_words`):
+        a piece that merely breaks even leaves nothing for the next cut's fixed cost, and the stall comes one
+        piece later (088-piece-overhead.md).
+        """
+        model = self.policy.speech_model()
+        if not self.spoken_any:
+            return not model.cut_stalls(words, following)
+        return words >= sustaining_words(model) and self._lead_s(words + following) < 0
+
+    def emitted(self, raw: str) -> None:
+        """A piece of ``raw`` text was emitted. Words are counted only while the ramp lasts: linear time."""
+        if self._emitted_words < self.policy.ramp_words:
+            words = word_count(raw)
+            if self.policy.rtf is not None:  # the first piece's synthesis is the wait before playback
+                model = self.policy.speech_model()
+                self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)
+            self._emitted_words += words
+        self.spoken_any = True
+
+    def _lead_s(self, words: int) -> float:
+        """Audio queued ahead of a piece of ``words`` once it is synthesized (0 for the first piece).
+
+        The speech model's view: the LLM writes far faster than speech, so each piece after the first is
+        synthesized right after the one before, and what the listener has queued grows by every piece's
+        audio and shrinks by every later piece's synthesis.
+        """
+        if not self.spoken_any:
+            return 0.0
+        return self._slack_s - self.policy.speech_model().synth_s(words)

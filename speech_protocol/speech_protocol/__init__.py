@@ -8,5 +8,8 @@
 * :mod:`speech_protocol.readiness`: whether a server is ready (``GET /ping``), and the wait for it;
 * :mod:`speech_protocol.websocket`: the WebSocket transport (needs the ``websocket`` extra).
 
-Only the last imports anything outside the standard library.
+Only the last imports anything outside the standard library, and nothing is imported here
+(docs/decisions/119-public-names.md).
 """
+
+__all__ = ["messages", "pace", "readiness", "session", "transport", "urls", "websocket"]

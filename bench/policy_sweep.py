@@ -5,7 +5,7 @@ needs a server slowed on purpose (``--simulate-rtf``), which can only slow a mac
 2-core development machine itself runs at rtf 0.33 to 1.3 from one hour to the next, so a measured
 sweep down to 0.2 is possible only on a faster host. This sweep therefore replays the benchmark's
 scripted LLM timeline through the agent's real segmenter at each real-time factor and times the
-resulting pieces with the speech model the policy is sized from (``voice_agent.first_piece.SpeechModel``:
+resulting pieces with the speech model the policy is sized from (``speech_protocol.pace.SpeechModel``:
 serial synthesis, a fixed cost per piece, real-time playback). The fixed cost is the one a CPU server of
 that rtf advertises: mostly the edge silence it synthesizes and trims (``EDGE_SILENCE_S`` of audio per
 piece, measured) at that rtf. It compares the agent's policy with the same policy blind to that cost (the
@@ -23,7 +23,8 @@ from typing import Annotated
 
 import typer
 
-from voice_agent.first_piece import PIECE_OVERHEAD_S, SegmentPolicy, SpeechModel, adaptive_policy
+from speech_protocol.pace import PIECE_OVERHEAD_S, SpeechModel, word_count
+from voice_agent.first_piece import SegmentPolicy, adaptive_policy
 from voice_agent.llm import scripted_tokens
 from voice_agent.segmenter import Segmenter
 
@@ -53,8 +54,8 @@ def pieces_of(deltas: list[tuple[float, str]], policy: SegmentPolicy) -> list[tu
     """(time the piece was cut, its words) for each piece the agent's segmenter cuts under ``policy``."""
     segmenter, pieces = Segmenter(policy), []
     for t, delta in deltas:
-        pieces += [(t, len(p.split())) for p in segmenter.feed(delta)]
-    pieces += [(deltas[-1][0], len(p.split())) for p in segmenter.flush()]
+        pieces += [(t, word_count(p)) for p in segmenter.feed(delta)]
+    pieces += [(deltas[-1][0], word_count(p)) for p in segmenter.flush()]
     return pieces
 
 

@@ -95,7 +95,7 @@ class Session:
                 session=uuid.uuid4().hex[:12],
                 voices=len(voices),
                 rtf=pace.rtf if pace else None,
-                piece_overhead_s=pace.piece_overhead_s if pace else None,
+                piece_overhead_s=pace.overhead_s if pace else None,
             )
         )
         speaker = asyncio.create_task(self._speak_all())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from kokoro_server.engine.registry import ENGINES
+from kokoro_server.engine.slowed import MAX_SIMULATED_RTF
 from kokoro_server.engine.synthesizer import WARM_UP_TEXT
 from speech_protocol.browser_access import (
     AccessListError,
@@ -32,7 +34,7 @@ class ServerSettings:
     max_pending: int = 64  # queued utterances per session before the server pushes back
     max_sessions: int | None = None  # listeners at once; None = measured (kokoro_server.admission)
     # Synthesis takes at least this many seconds per second of audio synthesized, the edge silence it trims
-    # included (0 = off): benchmarks only, to measure the agent's policy across real-time factors on one machine.
+    # included (0 = off): benchmarks only, the backend wrapped in kokoro_server.engine.slowed at load.
     simulate_rtf: float = 0.0
     # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
     send_timeout_s: float = 20.0
@@ -45,8 +47,8 @@ class ServerSettings:
     allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.engine not in ("onnx", "torch"):
-            raise ValueError(f"engine: {self.engine!r} is not one of onnx, torch")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine: {self.engine!r} is not one of {', '.join(ENGINES)}")
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"device: {self.device!r} is not one of cpu, cuda")
         if not 0 < self.port < 65536:
@@ -55,8 +57,8 @@ class ServerSettings:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
         if self.max_sessions is not None and self.max_sessions < 1:
             raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
-        if not 0 <= self.simulate_rtf <= 10:
-            raise ValueError("simulate_rtf must be between 0 (off) and 10")
+        if not 0 <= self.simulate_rtf <= MAX_SIMULATED_RTF:
+            raise ValueError(f"simulate_rtf must be between 0 (off) and {MAX_SIMULATED_RTF:g}")
         if not self.send_timeout_s > 0:
             raise ValueError("send_timeout_s must be > 0")
         if not self.header_timeout_s > 0 or self.max_connections < 1:

@@ -5,6 +5,8 @@ bidirectional speech session, on one loaded model. Its public modules, by layer:
   start-up, settings parsed once, the socket and its limits;
 * :mod:`~kokoro_server.server`, :mod:`~kokoro_server.session`, :mod:`~kokoro_server.errors`: the HTTP routes, the
   speech session, the typed errors on the wire;
+* :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
+  the streaming encoders of its formats;
 * :mod:`~kokoro_server.runtime`, :mod:`~kokoro_server.scheduler`, :mod:`~kokoro_server.admission`: the loaded model,
   its worker threads, how many listeners it takes;
 * :mod:`~kokoro_server.engine`: text to audio (G2P, normalization, voices, backends);
@@ -19,10 +21,12 @@ __all__ = [
     "assets",
     "audio",
     "cli",
+    "encoders",
     "engine",
     "errors",
     "listener",
     "offline_assets",
+    "openai_api",
     "runtime",
     "scheduler",
     "server",

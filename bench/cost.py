@@ -48,7 +48,9 @@ class CostRow:
 def capacity(concurrency: list[ConcurrencyResult], rtf: float | None) -> Capacity:
     ok = [c for c in concurrency if c.max_stall_s <= STALL_TOLERANCE_S and c.ttfa_p95_s < FIRST_AUDIO_P95_S]
     best = max(ok, key=lambda c: c.sessions, default=None)
-    return Capacity(best and best.sessions, best and best.throughput_x, rtf)
+    if best is None:
+        return Capacity(None, None, rtf)
+    return Capacity(best.sessions, best.throughput_x, rtf)
 
 
 def load_prices(path: Path = PRICES) -> dict:
@@ -86,15 +88,16 @@ def cost_rows(runs: Sequence[MeasuredRun], prices: dict) -> list[CostRow]:
     for name, item in prices["instances"].items():
         price = float(item["usd_per_hour"])
         run = next((r for r in runs if (r.engine, r.device) == (item["engine"], item["device"])), None)
-        cap = run and run.capacity
-        if run is None or cap.sessions is None:
+        sessions = run.capacity.sessions if run is not None else None
+        if run is None or sessions is None:
             note = (
                 f"not measured: needs a run of {item['engine']} on {item['device']}"
                 if run is None
-                else f"no load level kept zero stall and first audio p95 < 1 s at rtf {cap.rtf} on {run.machine}"
+                else f"no load level kept zero stall and first audio p95 < 1 s at rtf {run.capacity.rtf} on {run.machine}"
             )
             rows.append(CostRow(name, price, item["engine"], item["device"], False, None, None, None, note))
             continue
+        cap = run.capacity
         rows.append(
             CostRow(
                 name,
@@ -102,8 +105,8 @@ def cost_rows(runs: Sequence[MeasuredRun], prices: dict) -> list[CostRow]:
                 run.engine,
                 run.device,
                 True,
-                cap.sessions,
-                round(price / cap.sessions, 4),
+                sessions,
+                round(price / sessions, 4),
                 round(price / cap.throughput_x, 4) if cap.throughput_x else None,
                 f"capacity measured on {run.machine} at rtf {cap.rtf}, not on the instance itself "
                 f"({item.get('hardware', name)})"

@@ -218,7 +218,7 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
                     c.instance,
                     f"{c.usd_per_hour:.3f}",
                     f"{c.engine}/{c.device}",
-                    c.sessions or "-",
+                    str(c.sessions or "-"),
                     _s(c.usd_per_voice_hour, 3),
                     _s(c.usd_per_speech_hour, 3),
                     c.note,

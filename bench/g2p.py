@@ -64,9 +64,9 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
     raw, guarded = Phonemizer(bounded=False), Phonemizer()
     for g2p in (raw, guarded):
         g2p.phonemize("Warm up the tagger.", "a")
-    classes = {}
+    classes: dict[str, dict] = {}
     for name in TOKEN_CLASSES:
-        before = []
+        before: list[dict] = []
         for length in BEFORE_LENGTHS:
             try:
                 seconds, per_char = _ms_per_char(raw, sample(name, length))
@@ -77,14 +77,14 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
             if seconds > budget_s:
                 break
         seconds, per_char = _ms_per_char(guarded, sample(name, after_chars))
-        worst_before = worst(before)
+        slowest = worst(before)
         classes[name] = {
             "before": before,
             "after": {"chars": after_chars, "s": round(seconds, 3), "ms_per_char": round(per_char, 3)},
         }
         failed = " (then misaki failed)" if "error" in before[-1] else ""
         say(
-            f"{name:18} before {worst_before.get('ms_per_char', 0.0):9.3f} ms/char at {worst_before['chars']:4} "
+            f"{name:18} before {slowest.get('ms_per_char', 0.0):9.3f} ms/char at {slowest['chars']:4} "
             f"chars{failed}   after {per_char:7.3f} ms/char at {after_chars} chars ({seconds:.2f} s)"
         )
     worst_before = max(classes, key=lambda c: worst(classes[c]["before"]).get("ms_per_char", 0.0))

@@ -2,8 +2,8 @@
 
 Figures on a shared machine swing by 2x from run to run, so a ratio against one-at-a-time alone cannot
 say whether the first-piece policy is good. This bound can: given the run's own LLM timeline (when each
-word was written) and its measured synthesis speed (:class:`voice_agent.first_piece.SpeechModel`, the
-model the agent's policy is sized from), it finds the cut points, at word boundaries, whose first piece
+word was written) and its measured synthesis speed (:class:`speech_protocol.pace.SpeechModel`, the
+model the agent's policy is sized from, fitted on the run's own pieces), it finds the cut points, at word boundaries, whose first piece
 is ready soonest while every later piece is ready before the listener needs it. The pipelined strategy's
 first audio over this bound says how much a policy could still gain (goal <= 1.2).
 
@@ -16,17 +16,14 @@ the minimum per ``j`` is exact. Serial synthesis (one worker), as the server run
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
-from voice_agent.first_piece import SpeechModel
-from voice_agent.segmenter import natural_cut_after
+from speech_protocol.pace import WORD, PaceError, SpeechModel, Timing
+from voice_agent.cuts import natural_cut_after
 
 from .errors import BenchError
 from .stats import median
 from .timeline import play
-
-_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,7 @@ def word_ready_times(deltas: list[tuple[float, str]]) -> tuple[list[str], list[f
         text += delta
         owner += [index] * len(delta)
     words, ready = [], []
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):
         words.append(match.group())
         after = match.end()
         ready.append(deltas[owner[after]][0] if after < len(text) else deltas[-1][0])
@@ -52,18 +49,11 @@ def word_ready_times(deltas: list[tuple[float, str]]) -> tuple[list[str], list[f
 
 
 def fit_speech_model(synth_s: list[float], audio_s: list[float], words_per_s: float) -> SpeechModel:
-    """Synthesis seconds = overhead + rtf x audio seconds, least squares over the run's own pieces."""
-    pairs = [(a, s) for a, s in zip(audio_s, synth_s) if a > 0]
-    if len(pairs) < 2:
-        raise BenchError("too few timed pieces to measure the synthesis speed")
-    mean_a = sum(a for a, _ in pairs) / len(pairs)
-    mean_s = sum(s for _, s in pairs) / len(pairs)
-    spread = sum((a - mean_a) ** 2 for a, _ in pairs)
-    rtf = sum((a - mean_a) * (s - mean_s) for a, s in pairs) / spread if spread else mean_s / mean_a
-    overhead = mean_s - rtf * mean_a
-    if rtf <= 0 or overhead < 0:  # noisy pieces: fall back to a pure ratio, no fixed cost
-        rtf, overhead = mean_s / mean_a, 0.0
-    return SpeechModel(rtf=rtf, words_per_s=words_per_s, overhead_s=overhead)
+    """The speech model of the run's own pieces (:meth:`SpeechModel.fitted`)."""
+    try:
+        return SpeechModel.fitted([Timing(s, a) for s, a in zip(synth_s, audio_s)], words_per_s)
+    except PaceError as err:
+        raise BenchError(str(err)) from None
 
 
 def natural_cuts(words: list[str]) -> set[int]:
@@ -126,7 +116,11 @@ class BoundResult:
 
 def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
     """``traces``: the pipelined strategy's runs of ``text`` (each with its LLM timeline and audio)."""
-    bounds, natural, heard = [], [], []
+    if not traces:
+        raise BenchError(f"no pipelined run of {text!r} to bound")
+    bounds: list[tuple[float, str]] = []
+    natural: list[tuple[float, str]] = []
+    heard: list[float] = []
     for trace in traces:
         words, ready = word_ready_times(list(zip(trace.deltas, trace.written)))
         playback = play(trace.audio)
@@ -137,7 +131,7 @@ def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
             bound = lower_bound(words, ready, model, cuts)
             found.append((bound.first_audio_s + silence, bound.first_piece))
         heard.append(audible)
-    bound_s, natural_s, mine_s = median([b for b, _ in bounds]), median([b for b, _ in natural]), median(heard)
+    bound_s, natural_s, mine_s = _median([b for b, _ in bounds]), _median([b for b, _ in natural]), _median(heard)
     return BoundResult(
         text=text,
         rtf=round(model.rtf, 3),
@@ -152,3 +146,10 @@ def against_bound(text: str, traces: list, model: SpeechModel) -> BoundResult:
         natural_ratio=round(mine_s / natural_s, 3),
         natural_first_piece=natural[0][1],
     )
+
+
+def _median(values: list[float]) -> float:
+    """The median of a sample that is never empty (one figure per run)."""
+    found = median([*values])
+    assert found is not None, "a median of no figures"
+    return found

@@ -14,8 +14,9 @@ import re
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +24,9 @@ from kokoro_server.engine.normalize import normalize
 from kokoro_server.settings import offline_environment
 
 from .texts import TEXTS
+
+if TYPE_CHECKING:
+    from kokoro_server.engine.phonemes import Phonemizer
 
 CASES = Path(__file__).resolve().parents[1] / "tests" / "container" / "normalization_cases.json"
 HOSTILE = {"digits": "7", "dashes": "9-", "money": "$1", "dates": "2026-11-30 ", "symbols": "@#/~"}
@@ -45,6 +49,11 @@ def _sentences() -> dict[str, list[str]]:
     return {"normalization test set": cases, "plain answers": plain}
 
 
+def _g2p(phonemizer: Phonemizer, text: str) -> object:
+    """What the engine runs on a sentence before synthesis: normalization, then G2P."""
+    return phonemizer.phonemize(normalize(text).spoken, "a")
+
+
 def measure(repeats: int, with_g2p: bool) -> dict:
     phonemizer = None
     if with_g2p:
@@ -53,7 +62,7 @@ def measure(repeats: int, with_g2p: bool) -> dict:
         phonemizer = Phonemizer()
     sets = {}
     for name, sentences in _sentences().items():
-        norm = [_per_call_us(lambda s=s: normalize(s), repeats) for s in sentences]
+        norm = [_per_call_us(partial(normalize, s), repeats) for s in sentences]
         row = {
             "sentences": len(sentences),
             "mean_chars": round(statistics.mean(map(len, sentences)), 1),
@@ -61,10 +70,7 @@ def measure(repeats: int, with_g2p: bool) -> dict:
             "normalize_us_max": round(max(norm), 1),
         }
         if phonemizer:
-            g2p = [
-                _per_call_us(lambda s=s: phonemizer.phonemize(normalize(s).spoken, "a"), max(1, repeats // 5))
-                for s in sentences
-            ]
+            g2p = [_per_call_us(partial(_g2p, phonemizer, s), max(1, repeats // 5)) for s in sentences]
             row["g2p_us_median"] = round(statistics.median(g2p), 1)
         sets[name] = row
     scaling = {}
@@ -72,8 +78,7 @@ def measure(repeats: int, with_g2p: bool) -> dict:
         small, large = unit * (1000 // len(unit)), unit * (5000 // len(unit))
         # the fastest of 5: on a shared machine one descheduling would otherwise hide the shape
         scaling[name] = {
-            f"{len(t)}_chars_ms": round(_per_call_us(lambda t=t: normalize(t), 5, min) / 1000, 2)
-            for t in (small, large)
+            f"{len(t)}_chars_ms": round(_per_call_us(partial(normalize, t), 5, min) / 1000, 2) for t in (small, large)
         }
     return {"sentences": sets, "hostile": scaling}
 

@@ -27,7 +27,7 @@ from speech_protocol.transport import TtsError
 from speech_protocol.websocket import WebSocketConnector
 
 from .errors import BenchError
-from .stats import median
+from .stats import median_of
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,12 @@ async def measure_overhead(
         runtime.close()
     return Overhead(
         pieces=tuple(results),
-        median_ratio=median([r.ratio for r in results]),
-        median_extra_s=median([r.server_s - r.engine_s for r in results]),
+        median_ratio=median_of([r.ratio for r in results], "server/engine first-audio ratio"),
+        median_extra_s=median_of([r.server_s - r.engine_s for r in results], "server overhead"),
         longest_piece_s=max(r.engine_s for r in results),
-        rtf=median([r.server_synth_s / r.audio_s for r in results[: len(pieces)] if r.audio_s > 0]),
+        rtf=median_of(
+            [r.server_synth_s / r.audio_s for r in results[: len(pieces)] if r.audio_s > 0], "rtf (no piece had audio)"
+        ),
     )
 
 
@@ -115,6 +117,8 @@ async def _load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
 
 def _engine_first_audio(runtime: SpeechRuntime, piece: str, voice: str) -> float:
     synth = runtime.synthesizer
+    if synth is None:
+        raise BenchError("the in-process engine is not loaded")
     start = time.perf_counter()
     chunks = synth.plan(piece, voice, 1.0)
     synth.render(chunks[0])

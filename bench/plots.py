@@ -12,11 +12,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on a server or in CI
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from .errors import BenchError  # noqa: E402
-from .strategies import Trace  # noqa: E402
-from .timeline import play  # noqa: E402
+from .errors import BenchError
+from .strategies import Trace
+from .timeline import play
 
 LANES = ("playback", "audio", "pieces", "text")
 DPI = 72  # small files: the committed results stay well under 500 KB

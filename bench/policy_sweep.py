@@ -5,7 +5,7 @@ needs a server slowed on purpose (``--simulate-rtf``), which can only slow a mac
 2-core development machine itself runs at rtf 0.33 to 1.3 from one hour to the next, so a measured
 sweep down to 0.2 is possible only on a faster host. This sweep therefore replays the benchmark's
 scripted LLM timeline through the agent's real segmenter at each real-time factor and times the
-resulting pieces with the speech model the policy is sized from (``voice_agent.first_piece.SpeechModel``:
+resulting pieces with the speech model the policy is sized from (``speech_protocol.pace.SpeechModel``:
 serial synthesis, a fixed cost per piece, real-time playback). The fixed cost is the one a CPU server of
 that rtf advertises: mostly the edge silence it synthesizes and trims (``EDGE_SILENCE_S`` of audio per
 piece, measured) at that rtf. It compares the agent's policy with the same policy blind to that cost (the
@@ -23,10 +23,12 @@ from typing import Annotated
 
 import typer
 
-from voice_agent.first_piece import PIECE_OVERHEAD_S, SegmentPolicy, SpeechModel, adaptive_policy
+from speech_protocol.pace import PIECE_OVERHEAD_S, SpeechModel, word_count
+from voice_agent.first_piece import SegmentPolicy, adaptive_policy
 from voice_agent.llm import scripted_tokens
 from voice_agent.segmenter import Segmenter
 
+from .errors import BenchError
 from .lower_bound import lower_bound, natural_cuts, word_ready_times
 from .texts import TEXTS
 
@@ -52,8 +54,8 @@ def pieces_of(deltas: list[tuple[float, str]], policy: SegmentPolicy) -> list[tu
     """(time the piece was cut, its words) for each piece the agent's segmenter cuts under ``policy``."""
     segmenter, pieces = Segmenter(policy), []
     for t, delta in deltas:
-        pieces += [(t, len(p.split())) for p in segmenter.feed(delta)]
-    pieces += [(deltas[-1][0], len(p.split())) for p in segmenter.flush()]
+        pieces += [(t, word_count(p)) for p in segmenter.feed(delta)]
+    pieces += [(deltas[-1][0], word_count(p)) for p in segmenter.flush()]
     return pieces
 
 
@@ -69,6 +71,8 @@ def first_audio_and_stall(pieces: list[tuple[float, int]], model: SpeechModel) -
             stall += done - playhead
             playhead = done
         playhead += model.audio_s(words)
+    if first is None:
+        raise BenchError("no pieces to time: the segmenter cut nothing")
     return first, stall
 
 
@@ -85,17 +89,20 @@ def sweep(rtfs: tuple[float, ...] = RTFS, texts: tuple[str, ...] = SWEEP_TEXTS) 
         for rtf in rtfs:
             overhead_s = cpu_piece_overhead_s(rtf)
             model = SpeechModel(rtf, overhead_s=overhead_s)
-            row = {"text": text, "rtf": rtf, "piece_overhead_s": overhead_s}
+            row: dict[str, str | float] = {"text": text, "rtf": rtf, "piece_overhead_s": overhead_s}
+            firsts: dict[str, float] = {}
             for name, policy in (
                 ("policy", adaptive_policy(rtf, piece_overhead_s=overhead_s)),
                 ("rtf_only", adaptive_policy(rtf)),
                 ("threshold", threshold_policy(rtf)),
             ):
                 first, stall = first_audio_and_stall(pieces_of(deltas, policy), model)
-                row[f"{name}_first_s"], row[f"{name}_stall_s"] = round(first, 3), round(stall, 3)
+                firsts[name] = round(first, 3)
+                row[f"{name}_first_s"], row[f"{name}_stall_s"] = firsts[name], round(stall, 3)
+            bound_natural_s = lower_bound(words, ready, model, natural_cuts(words)).first_audio_s
             row["bound_any_s"] = lower_bound(words, ready, model).first_audio_s
-            row["bound_natural_s"] = lower_bound(words, ready, model, natural_cuts(words)).first_audio_s
-            row["policy_vs_natural"] = round(row["policy_first_s"] / row["bound_natural_s"], 3)
+            row["bound_natural_s"] = bound_natural_s
+            row["policy_vs_natural"] = round(firsts["policy"] / bound_natural_s, 3)
             rows.append(row)
     return rows
 

@@ -13,10 +13,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
 
     def line(cells):
-        return "  ".join(
-            str(c).rjust(w) if i else str(c).ljust(w)  # noqa: E731
-            for i, (c, w) in enumerate(zip(cells, widths))
-        )
+        return "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
     return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 

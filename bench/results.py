@@ -16,7 +16,7 @@ from .cost import Capacity, CostRow
 from .errors import BenchError
 from .lower_bound import BoundResult
 from .overhead import Overhead
-from .stats import median
+from .stats import median, median_of
 from .strategies import Trace
 from .timeline import play
 
@@ -80,12 +80,12 @@ def summarize(traces: list[Trace]) -> StrategyResult:
     return StrategyResult(
         text=first.text,
         strategy=first.strategy,
-        ttfa_s=median([p.ttfa_s for p in playbacks]),
+        ttfa_s=median_of([p.ttfa_s for p in playbacks], "ttfa_s"),
         audible_s=median([p.audible_s for p in playbacks]),
-        last_audio_s=median([p.last_audio_s for p in playbacks]),
-        stall_s=median([p.stall_s for p in playbacks]),
-        end_s=median([p.end_s for p in playbacks]),
-        audio_s=median([p.audio_s for p in playbacks]),
+        last_audio_s=median_of([p.last_audio_s for p in playbacks], "last_audio_s"),
+        stall_s=median_of([p.stall_s for p in playbacks], "stall_s"),
+        end_s=median_of([p.end_s for p in playbacks], "end_s"),
+        audio_s=median_of([p.audio_s for p in playbacks], "audio_s"),
         pieces=len(first.pieces),
         first_piece=first.pieces[0][1] if first.pieces else "",
         repeats=len(traces),

@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from speech_protocol.session import usable_overhead, usable_rtf
+from speech_protocol.pace import WORD, usable_overhead, usable_rtf, word_count
+from voice_agent.cuts import natural_cut_after
 from voice_agent.first_piece import adaptive_policy
-from voice_agent.segmenter import Segmenter, SegmentPolicy, natural_cut_after
+from voice_agent.segmenter import Segmenter, SegmentPolicy
 
 from .concurrency import against_one, concurrent_sessions
 from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
@@ -32,7 +33,7 @@ from .plots import plot_text
 from .results import BenchReport, SweepResult, summarize, write_json
 from .server import advertised_ready, check_ready, check_voice, model_server
 from .settings import BenchSettings
-from .stats import median
+from .stats import median, median_of
 from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
 from .targets import evaluate, ratios
 from .texts import TEXTS
@@ -61,10 +62,10 @@ def openings(pieces: list[str], words: int = 3) -> tuple[str, ...]:
     shows against short pieces, so the speech model is fitted on both lengths."""
     found = []
     for piece in pieces:
-        split = piece.split()
-        cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1], split[k])), None)
+        split = list(WORD.finditer(piece))
+        cut = next((k for k in range(words, len(split)) if natural_cut_after(split[k - 1][0], split[k][0])), None)
         if cut is not None:
-            found.append(" ".join(split[:cut]))
+            found.append(piece[: split[cut - 1].end()])
     return tuple(found)
 
 
@@ -123,7 +124,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
             )
         concurrency = against_one(concurrency)
     meta["speech_words_per_s"] = median(
-        [len(TEXTS[r.text].split()) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s]
+        [word_count(TEXTS[r.text]) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s]
     )
     meta["simulate_rtf"] = settings.simulate_rtf or None
     model = fit_speech_model(
@@ -152,7 +153,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
             load_prices(),
         ),
     )
-    last = {}
+    last: dict[str, list[Trace]] = {}
     for (text, _strategy), traces in collected.items():
         last.setdefault(text, []).append(traces[-1])
     return report, last
@@ -163,9 +164,9 @@ def _sweep_point(name: str, words: int, traces: list[Trace]) -> SweepResult:
     return SweepResult(
         policy=name,
         first_piece_min_words=words,
-        ttfa_s=median([p.ttfa_s for p in playbacks]),
+        ttfa_s=median_of([p.ttfa_s for p in playbacks], "ttfa_s"),
         audible_s=median([p.audible_s for p in playbacks]),
-        stall_s=median([p.stall_s for p in playbacks]),
+        stall_s=median_of([p.stall_s for p in playbacks], "stall_s"),
         first_piece=traces[0].pieces[0][1],
     )
 
@@ -209,7 +210,7 @@ def _machine(settings: BenchSettings) -> dict:
         "gpu": None if settings.device == "cpu" else _gpu_name(),
         "tokens_per_s": settings.tokens_per_s,
         "voice": settings.voice,
-        "texts": {name: len(TEXTS[name].split()) for name in settings.texts},
+        "texts": {name: word_count(TEXTS[name]) for name in settings.texts},
         "repeats": settings.repeats,
         "load_average_start": _load(),
     }

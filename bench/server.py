@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 
 from websockets.asyncio.client import connect
@@ -18,6 +16,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from cli.common.errors import CommandFailed
 from cli.local.agent_local_servers import model_server_process
 from speech_protocol.messages import Ready, StreamDecoder
+from speech_protocol.readiness import status as http_status
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError, TtsServerError
 from speech_protocol.websocket import WebSocketConnector, session_url
@@ -29,16 +28,6 @@ READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the sess
 
 
 UNLIMITED_SESSIONS = 1000
-
-
-def _ping(url: str) -> int | None:
-    try:
-        with urllib.request.urlopen(f"{url}/ping", timeout=2) as reply:  # noqa: S310 - loopback URL we built
-            return reply.status
-    except urllib.error.HTTPError as err:
-        return err.code
-    except (urllib.error.URLError, OSError):
-        return None
 
 
 @contextlib.contextmanager
@@ -69,7 +58,7 @@ def model_server(engine: str, device: str, simulate_rtf: float = 0.0) -> Iterato
 
 def check_ready(url: str) -> None:
     """For ``--server-url``: a server that is not there, or not warm, is refused before any figure."""
-    status = _ping(url)
+    status = http_status(f"{url}/ping")
     if status != 200:
         raise BenchError(f"no warm model server at {url} (/ping answered {status or 'nothing'})")
 

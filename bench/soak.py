@@ -24,6 +24,7 @@ from speech_protocol.messages import (
     Cancel,
     End,
     Error,
+    ServerEvent,
     StreamDecoder,
     Synthesize,
     encode_client_message,
@@ -51,7 +52,8 @@ class Tally:
 
 class _Session:
     def __init__(self, ws):
-        self.ws, self.decoder, self.pending = ws, StreamDecoder(), collections.deque()
+        self.ws, self.decoder = ws, StreamDecoder()
+        self.pending: collections.deque[ServerEvent] = collections.deque()
 
     async def next(self):
         while not self.pending:
@@ -130,7 +132,8 @@ async def soak(url: str, pid: int, minutes: float, sessions: int) -> dict:
     """Run the traffic; the report as a plain dict (printed and optionally written as JSON)."""
     if not 0 < minutes <= MAX_MINUTES or not 1 <= sessions <= MAX_SESSIONS:
         raise BenchError(f"--minutes between 0 and {MAX_MINUTES}, --sessions between 1 and {MAX_SESSIONS}")
-    tally, samples = Tally(), []
+    tally = Tally()
+    samples: list[Sample] = []
     start = time.monotonic()
     deadline = start + minutes * 60
     sampler = asyncio.create_task(_sampler(pid, start, deadline, samples))

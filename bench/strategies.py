@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from speech_protocol.messages import Audio, End
@@ -87,14 +87,14 @@ async def speak(strategy: str, text_name: str, run: Run) -> Trace:
     return trace
 
 
-async def _stamped(deltas: AsyncIterator[str], trace: Trace, now) -> AsyncIterator[str]:
+async def _stamped(deltas: AsyncGenerator[str, None], trace: Trace, now) -> AsyncGenerator[str, None]:
     try:
         async for delta in deltas:
             trace.deltas.append(now())
             trace.written.append(delta)
             yield delta
     finally:
-        await deltas.aclose()  # type: ignore[attr-defined]
+        await deltas.aclose()
 
 
 async def _pipelined(deltas: AsyncIterator[str], session: TtsSession, run: Run, trace: Trace, now) -> None:
@@ -111,7 +111,8 @@ async def _pipelined(deltas: AsyncIterator[str], session: TtsSession, run: Run, 
 
 async def _write(deltas: AsyncIterator[str], pieces: asyncio.Queue, *, whole: bool) -> None:
     """The LLM side of the baselines: never waits for speech; sentences (or the whole text) queue up."""
-    segmenter, held = Segmenter(SENTENCES), []
+    segmenter = Segmenter(SENTENCES)
+    held: list[str] = []
     put = held.append if whole else pieces.put_nowait
     try:
         async for delta in deltas:

@@ -9,6 +9,7 @@ that wait is the floor; a first-in-first-out server would add every queued piece
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .concurrency import ConcurrencyResult
@@ -38,12 +39,12 @@ def ratios(results: list[StrategyResult]) -> list[dict[str, Any]]:
         out.append(
             {
                 "text": text,
-                "audible_vs_whole": _ratio(mine.audible_s, whole and whole.audible_s),
-                "audible_vs_sequential": _ratio(mine.audible_s, seq and seq.audible_s),
-                "ttfa_vs_whole": _ratio(mine.ttfa_s, whole and whole.ttfa_s),
-                "ttfa_vs_sequential": _ratio(mine.ttfa_s, seq and seq.ttfa_s),
-                "end_vs_whole": _ratio(mine.end_s, whole and whole.end_s),
-                "end_vs_sequential": _ratio(mine.end_s, seq and seq.end_s),
+                "audible_vs_whole": _ratio(mine.audible_s, whole.audible_s if whole else None),
+                "audible_vs_sequential": _ratio(mine.audible_s, seq.audible_s if seq else None),
+                "ttfa_vs_whole": _ratio(mine.ttfa_s, whole.ttfa_s if whole else None),
+                "ttfa_vs_sequential": _ratio(mine.ttfa_s, seq.ttfa_s if seq else None),
+                "end_vs_whole": _ratio(mine.end_s, whole.end_s if whole else None),
+                "end_vs_sequential": _ratio(mine.end_s, seq.end_s if seq else None),
             }
         )
     return out
@@ -57,7 +58,7 @@ def evaluate(
     results: list[StrategyResult],
     overhead: Overhead | None,
     concurrency: list[ConcurrencyResult],
-    bounds: list[BoundResult] = (),
+    bounds: Sequence[BoundResult] = (),
 ) -> list[Target]:
     targets = []
     by_text = {r["text"]: r for r in ratios(results)}
@@ -80,12 +81,12 @@ def evaluate(
                 1.2,
                 "<= 1.2",
             ),
-            _at_most(f"{text}: stall (s)", mine and mine.stall_s, STALL_TOLERANCE_S, "0"),
+            _at_most(f"{text}: stall (s)", mine.stall_s if mine else None, STALL_TOLERANCE_S, "0"),
         ]
-    targets.append(_at_most("server overhead", overhead and overhead.median_ratio, 1.10, "<= 1.10"))
+    targets.append(_at_most("server overhead", overhead.median_ratio if overhead else None, 1.10, "<= 1.10"))
     one = next((c for c in concurrency if c.sessions == 1), None)
     four = next((c for c in concurrency if c.sessions == 4), None)
-    throughput = four and four.throughput_vs_one
+    throughput = four.throughput_vs_one if four else None
     targets.append(
         Target("4 sessions: throughput vs one", throughput, ">= 0.9", None if throughput is None else throughput >= 0.9)
     )

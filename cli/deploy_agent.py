@@ -40,6 +40,7 @@ def main(
     agent_artifact: Annotated[Text, options.context_option("agent_artifact")] = None,
     agent_image_uri: Annotated[Text, options.context_option("agent_image_uri")] = None,
     runtime_name: Annotated[Text, options.context_option("runtime_name")] = None,
+    agent_allowed_origins: Annotated[Text, options.context_option("agent_allowed_origins")] = None,
 ) -> None:
     """Deploy the agent stack and verify the runtime speaks (the bare command), or run a subcommand."""
     if ctx.invoked_subcommand is None:

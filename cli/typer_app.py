@@ -78,7 +78,10 @@ class CliState:
 
 
 def state_of(ctx: typer.Context) -> CliState:
-    return ctx.find_object(CliState)
+    state = ctx.find_object(CliState)
+    if state is None:
+        raise RuntimeError("no CliState: the app's callback (start) runs before every command")
+    return state
 
 
 @contextlib.contextmanager
@@ -123,7 +126,9 @@ def deploy_callback(app: typer.Typer) -> Callable[[Callable[..., None]], Callabl
             start(ctx)
             own(ctx, **{p.name: given[p.name] for p in own_params})
 
-        callback.__signature__ = inspect.Signature([ctx_param, *_SHARED_FIRST, *own_params, *_SHARED_LAST])
+        callback.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # inspect honours it; typeshed omits it
+            [ctx_param, *_SHARED_FIRST, *own_params, *_SHARED_LAST]
+        )
         return app.callback(invoke_without_command=True)(callback)
 
     return register

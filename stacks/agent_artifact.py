@@ -43,7 +43,10 @@ class AgentArtifact(Construct):
                 self,
                 "Code",
                 path=str(paths.agent_dir),
-                bundling=BundlingOptions(image=UNUSED_BUNDLING_IMAGE, local=AgentBundler(paths)),
+                bundling=BundlingOptions(
+                    image=UNUSED_BUNDLING_IMAGE,
+                    local=AgentBundler(paths),  # type: ignore[arg-type]  # aws-cdk types try_bundle with keyword options; jsii passes them positionally (aws-cdk#26581)
+                ),
                 display_name="Kokoro voice agent code (arm64, cp312)",
             )
             location = s3.Location(bucket_name=self._code.s3_bucket_name, object_key=self._code.s3_object_key)

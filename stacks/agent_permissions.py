@@ -11,7 +11,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from stacks.bedrock_model import INVOKE_ACTIONS, BedrockModel
-from stacks.lint_exceptions import ignore_lint_check
+from stacks.lint_exceptions import cfn_resource_of, ignore_lint_check
 from stacks.nag import acknowledge, wildcard_resource
 
 TTS_ACTIONS = ("sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithBidirectionalStream")
@@ -29,7 +29,7 @@ def grant_tts_endpoint(scope: Construct, role: iam.IRole, endpoint_name: str) ->
     )
     # W3037: cfn-lint's IAM action list predates sagemaker:InvokeEndpointWithBidirectionalStream
     # (001-sagemaker-container-contract.md).
-    ignore_lint_check(policy.node.default_child, "W3037")
+    ignore_lint_check(cfn_resource_of(policy), "W3037")
     return policy
 
 

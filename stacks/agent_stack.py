@@ -14,15 +14,16 @@ from constructs import Construct
 
 from stacks.agent_artifact import AgentArtifact
 from stacks.agent_permissions import grant_bedrock_model, grant_tts_endpoint
-from stacks.lint_exceptions import ignore_lint_check
+from stacks.lint_exceptions import cfn_resource_of, ignore_lint_check
 from stacks.nag import acknowledge, wildcard_resource
 from stacks.project_paths import ProjectPaths
 from stacks.settings import DeploySettings
 
 
 def agent_environment(settings: DeploySettings, region: str) -> dict[str, str]:
-    """The agent's runtime variables (008-three-interfaces.md): speech from the endpoint, words from Bedrock."""
-    return {
+    """The agent's runtime variables (008-three-interfaces.md): speech from the endpoint, words from Bedrock,
+    and the web pages allowed to call it when the operator names some (100-browser-reachable-servers.md)."""
+    environment = {
         "TTS_TRANSPORT": "sagemaker",
         "TTS_ENDPOINT_NAME": settings.endpoint_name,
         "TTS_REGION": region,
@@ -30,6 +31,9 @@ def agent_environment(settings: DeploySettings, region: str) -> dict[str, str]:
         "LLM_PROVIDER": "bedrock",
         "LLM_MODEL_ID": settings.model.model_id,
     }
+    if settings.agent_allowed_origins:
+        environment["AGENT_ALLOWED_ORIGINS"] = " ".join(settings.agent_allowed_origins)
+    return environment
 
 
 class AgentStack(Stack):
@@ -47,7 +51,7 @@ class AgentStack(Stack):
             description="Speaks each sentence as soon as the LLM writes it",
         )
         artifact.grant(self.runtime)
-        cfn_runtime = self.runtime.node.default_child  # not the L2: its execution role is a child of it
+        cfn_runtime = cfn_resource_of(self.runtime)  # not the L2: its execution role is a child of it
         cfn_runtime.node.add_dependency(grant_tts_endpoint(self, self.runtime.role, settings.endpoint_name))
         # W3005: the L2 declares DependsOn its role on top of the GetAtt of the role's ARN; harmless.
         ignore_lint_check(cfn_runtime, "W3005")

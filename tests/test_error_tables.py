@@ -30,15 +30,29 @@ CODE_ARG = {
     "_check_unicode": 2,
     "refuse": 2,
     "ErrorEvent": 0,
+    "error_response": 1,
+    "ParamError": 0,
+    "_text_field": 2,
+    "_one_of": 3,
 }
-STATUS_ARG = {"RequestError": 0, "refuse": 1}
+STATUS_ARG = {"RequestError": 0, "refuse": 1, "error_response": 0}
 PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 400
+# Raisers of a ProtocolError (or its OpenAI subclass ParamError): their codes are 400s over HTTP.
+PROTOCOL_RAISERS = ("ProtocolError", "_check_unicode", "ParamError", "_text_field", "_one_of")
 
 # What reaches each interface. ``None`` takes the whole file.
 REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "loads"]
 MODEL_HTTP = {
     SERVER: ["_read_json", "invocations"],
     MESSAGES: REQUEST_FIELDS,
+    "container/kokoro_server/errors.py": ["classify"],
+}
+OPENAI_API = "container/kokoro_server/openai_api/"
+MODEL_OPENAI = {
+    OPENAI_API + "request.py": None,
+    OPENAI_API + "routes.py": None,
+    SERVER: ["_read_json"],
+    MESSAGES: ["loads"],
     "container/kokoro_server/errors.py": ["classify"],
 }
 MODEL_SESSION = {
@@ -118,7 +132,7 @@ def _emitted(scopes: dict[str, list[str] | None]) -> set[tuple[int | None, str]]
                     code = _value(node.args[0])
                 if isinstance(code, str):
                     status = _value(node.args[STATUS_ARG[name]]) if name in STATUS_ARG else None
-                    if status is None and name in ("ProtocolError", "_check_unicode"):
+                    if status is None and name in PROTOCOL_RAISERS:
                         status = PROTOCOL_ERROR_STATUS
                     out.add((status, code))
     return out
@@ -201,6 +215,11 @@ def test_model_http():
     _check(documented, _emitted(MODEL_HTTP))
 
 
+def test_model_openai_http():
+    documented = [(int(row[0]), row[1]) for row in _table("Model server: OpenAI `POST /v1/audio/speech`")]
+    _check(documented, _emitted(MODEL_OPENAI))
+
+
 def test_model_session_errors():
     _check(_documented("Model server: session `error` events"), _codes(MODEL_SESSION))
 
@@ -208,13 +227,23 @@ def test_model_session_errors():
 def test_model_session_close_codes():
     listener = (ROOT / "container/kokoro_server/listener.py").read_text()
     assert "ws_max_size=" in listener  # the WebSocket library closes an oversized frame with 1009
-    emitted = _close_codes({SERVER: ["session"], "container/kokoro_server/session.py": None}) | {1009}
+    emitted = _close_codes({SERVER: ["session", "_refuse"], "container/kokoro_server/session.py": None}) | {1009}
     _check([int(c) for c in _documented("Model server: session close codes")], emitted)
 
 
 def test_agent_http():
     documented = [(int(row[0]), row[1]) for row in _table("Agent: HTTP `POST /invocations`")]
     _check(documented, _emitted({AGENT + "body_limit.py": None}))
+
+
+def test_browser_refusals():
+    documented = [(int(row[0]), row[1]) for row in _table("Local servers: refused before any work")]
+    _check(documented, _emitted({"speech_protocol/speech_protocol/browser_access.py": None}))
+
+
+def test_conversation_page_connect():
+    documented = [(int(row[0]), row[1]) for row in _table("Conversation page: `GET /connect`")]
+    _check(documented, _emitted({"cli/local/web_page.py": None}))
 
 
 def test_agent_sse_errors():

@@ -1,0 +1,33 @@
+"""The voice agent: an LLM's answer spoken piece by piece as it is written. Its public modules, by layer:
+
+* :mod:`~voice_agent.app` (AgentCore's ``/invocations`` and ``/ws``), :mod:`~voice_agent.settings`,
+  :mod:`~voice_agent.request`, :mod:`~voice_agent.body_limit`, :mod:`~voice_agent.hangup`: the application
+  and its edges;
+* :mod:`~voice_agent.conversation`, :mod:`~voice_agent.conversations`: the spoken conversation and the
+  agents per conversation;
+* :mod:`~voice_agent.pipeline`, :mod:`~voice_agent.events`, :mod:`~voice_agent.llm`: one answer, from the
+  LLM's deltas to the caller's events;
+* :mod:`~voice_agent.segmenter` (the incremental driver), :mod:`~voice_agent.cuts` (where a text may be cut),
+  :mod:`~voice_agent.first_piece` (which cut to take), :mod:`~voice_agent.speakable`: text into pieces;
+* :mod:`~voice_agent.tts_client`: the speech transports.
+
+Nothing is imported here: ``import voice_agent`` loads no LLM or AWS library (docs/decisions/119-public-names.md).
+"""
+
+__all__ = [
+    "app",
+    "body_limit",
+    "conversation",
+    "conversations",
+    "cuts",
+    "events",
+    "first_piece",
+    "hangup",
+    "llm",
+    "pipeline",
+    "request",
+    "segmenter",
+    "settings",
+    "speakable",
+    "tts_client",
+]

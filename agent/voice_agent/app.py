@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 from strands import Agent
 
+from speech_protocol.browser_access import BrowserGuard
 from speech_protocol.session import TtsSession
 from speech_protocol.transport import Connector
 
@@ -37,7 +38,7 @@ from .tts_client import connector_for
 
 # After SIGTERM, answers still streaming get this long before uvicorn cancels them (closing their LLM
 # stream and speech session): AgentCore and a terminal's Ctrl-C both expect an end within seconds.
-SHUTDOWN_GRACE_S = 2.0
+SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn declares timeout_graceful_shutdown an int
 
 
 def create_app(
@@ -47,7 +48,14 @@ def create_app(
     new_agent: Callable[[], Agent] | None = None,
     new_segmenter: Callable[[], PieceSegmenter] = Segmenter,
 ) -> BedrockAgentCoreApp:
-    app = BedrockAgentCoreApp(middleware=[Middleware(BodyLimit), Middleware(JsonBody), Middleware(HangupSignal)])
+    app = BedrockAgentCoreApp(
+        middleware=[
+            Middleware(BrowserGuard, access=settings.access),  # first: a refused page costs nothing
+            Middleware(BodyLimit),
+            Middleware(JsonBody),
+            Middleware(HangupSignal),
+        ]
+    )
     tts = connector or connector_for(settings.tts)
     conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
 
@@ -65,7 +73,7 @@ def create_app(
                 answer = speak_answer(text_deltas(agent, request.prompt), session, new_segmenter(), voice)
                 async for event in until_hangup(answer, hangup_flag(context.request)):
                     yield to_wire(event)
-        except Exception as err:  # noqa: BLE001 - typed for the caller; CancelledError (hang-up) passes
+        except Exception as err:  # typed for the caller; CancelledError (hang-up) passes
             yield to_wire(error_event(err))
 
     def answer_for(agent: Agent, prompt: Prompt) -> AsyncIterator:

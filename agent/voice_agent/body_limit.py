@@ -1,5 +1,10 @@
 """Refuse request bodies over a limit before they are read into memory, and bodies that are not JSON.
 
+A body declared as anything but ``application/json`` is refused before it is read (415): the types a
+cross-site form or ``fetch`` sends without asking first (``text/plain``, form encodings) never start a
+turn. A body with no ``Content-Type`` is read, as AgentCore's contract leaves the header to the caller
+(docs/decisions/101-json-only-as-json.md).
+
 ``BedrockAgentCoreApp`` reads the whole body with ``request.json()``; a valid payload is a prompt of
 at most a few kilobytes (see :mod:`voice_agent.request`), so anything near this limit is hostile. It
 catches only ``JSONDecodeError`` there: deep nesting (RecursionError) or a number past Python's
@@ -12,6 +17,9 @@ from __future__ import annotations
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from speech_protocol.browser_access import refuse
+from speech_protocol.messages import declares_json
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -64,6 +72,10 @@ class JsonBody:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
+        declared = dict(scope["headers"]).get(b"content-type")
+        if declared is not None and not declares_json(declared.decode("latin-1")):
+            await refuse(send, 415, "unsupported_media_type", "send the request as application/json")
+            return
         chunks = []
         while True:
             message = await receive()
@@ -89,10 +101,3 @@ class JsonBody:
             return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
-
-
-async def refuse(send: Send, status: int, code: str, message: str) -> None:
-    """The agent's typed HTTP error, ``{"error": {"code", "message"}}``, for refusals before any work."""
-    body = json.dumps({"error": {"code": code, "message": message}})
-    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": body.encode()})

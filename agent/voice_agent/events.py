@@ -73,11 +73,15 @@ def word_spans(raw: object, offset_s: float) -> tuple[WordSpan, ...]:
     spans = []
     for word in raw if isinstance(raw, (list, tuple)) else ():
         fields = word if isinstance(word, dict) else vars(word) if hasattr(word, "__dict__") else {}
-        text, start, end = fields.get("text"), fields.get("start_s"), fields.get("end_s")
-        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end))
-        if isinstance(text, str) and numbers:
+        text, start, end = fields.get("text"), _seconds(fields.get("start_s")), _seconds(fields.get("end_s"))
+        if isinstance(text, str) and start is not None and end is not None:
             spans.append(WordSpan(text, round(offset_s + start, 4), round(offset_s + end, 4)))
     return tuple(spans)
+
+
+def _seconds(value: object) -> float | None:
+    """A JSON number as seconds; ``None`` for anything else (a boolean is not a number here)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
@@ -105,9 +109,8 @@ class ErrorEvent:
 
 
 AgentEvent = TextDelta | PieceSent | AudioChunk | SpokenWords | PieceDone | Summary | ErrorEvent
-_TYPES: dict[str, type] = {
-    cls.type: cls  # type: ignore[misc]
-    for cls in (TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent)
+_TYPES: dict[str, type[TextDelta | PieceSent | AudioChunk | PieceDone | Summary | ErrorEvent]] = {
+    cls.type: cls for cls in (TextDelta, PieceSent, AudioChunk, PieceDone, Summary, ErrorEvent)
 }
 
 
@@ -140,7 +143,8 @@ def from_wire(obj: Any) -> AgentEvent:
     """The inverse of :func:`to_wire`, for callers (the CLI); raises :class:`EventDecodeError`."""
     if not isinstance(obj, dict):
         raise EventDecodeError("an event must be a JSON object")
-    cls = _TYPES.get(obj.get("type"))  # type: ignore[arg-type]
+    name = obj.get("type")
+    cls = _TYPES.get(name) if isinstance(name, str) else None  # a list or dict "type" is unknown, not a crash
     if cls is None:
         raise EventDecodeError(f"unknown event {str(obj)[:120]}")
     fields = {k: v for k, v in obj.items() if k in cls.__dataclass_fields__}

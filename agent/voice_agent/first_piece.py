@@ -2,8 +2,8 @@
 
 The first piece alone decides when speech starts, but its audio must outlast the synthesis of the piece
 after it, or the listener hears a few words and then a gap (docs/decisions/082-first-piece-from-the-model.md).
-:class:`SpeechModel` says how long a piece of ``n`` words takes to synthesize and to play at a measured
-speed; the policy asks it one question, "would this cut stall?", and the benchmark's lower bound
+:class:`speech_protocol.pace.SpeechModel` (the server's own, from its Ready) says how long a piece of ``n``
+words takes to synthesize and to play; the policy asks it one question, "would this cut stall?", and the benchmark's lower bound
 (``bench.lower_bound``) asks the same model the same question for every possible cut of a text.
 
 Why a ramp: a short first piece is only safe if the next piece is short too. While little audio is
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from speech_protocol.session import MAX_PIECE_OVERHEAD_S, usable_overhead, usable_rtf
+from speech_protocol.pace import PIECE_OVERHEAD_S, PaceError, SpeechModel, word_count
 
 # Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
 # stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
@@ -31,11 +31,6 @@ DEFAULT_RAMP_WORDS = 0
 
 # The piece after the first, as the ramp cuts it ("the museum is open every day,").
 NEXT_PIECE_WORDS = 6
-# Per piece beyond rtf x audio, for a server that does not advertise its own (Ready.piece_overhead_s):
-# the socket and scheduler (~10 ms on loopback) and the engine's fixed cost per call. Servers of this
-# project measure theirs: about 0.5 s on the 2-core CPU, 0.1 s on a GPU (088-piece-overhead.md).
-PIECE_OVERHEAD_S = 0.05
-SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
 LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
 MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
@@ -56,16 +51,13 @@ def _check_int(name: str, value: object, low: int) -> None:
         raise SegmentPolicyError(f"{name} must be >= {low}, got {value}")
 
 
-def _check_rtf(rtf: float) -> None:
-    if usable_rtf(rtf) is None:  # the same test the speech session applies to Ready.rtf
-        raise SegmentPolicyError(f"rtf must be a positive number, got {rtf!r}")
-
-
-def _check_overhead(overhead_s: float) -> None:
-    if usable_overhead(overhead_s) is None:  # and to Ready.piece_overhead_s
-        raise SegmentPolicyError(
-            f"piece_overhead_s must be a number from 0 to {MAX_PIECE_OVERHEAD_S:g}, got {overhead_s!r}"
-        )
+def _speech_model(rtf: float, piece_overhead_s: float | None) -> SpeechModel:
+    """The speech model of a server of ``rtf`` and cost per piece ``piece_overhead_s`` (None: the default,
+    ``PIECE_OVERHEAD_S``); a value out of the model's bounds is a :class:`SegmentPolicyError`."""
+    try:
+        return SpeechModel(rtf, overhead_s=PIECE_OVERHEAD_S if piece_overhead_s is None else piece_overhead_s)
+    except PaceError as err:
+        raise SegmentPolicyError(str(err)) from None
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ class SegmentPolicy:
     ``first_piece_min_words``: a piece may end at a clause mark once it holds this many words; always for
     the first piece (when ``first_piece_clause``), and for later ones while fewer than ``ramp_words`` words
     have been emitted in the answer (0: the first piece only). With no clause mark in sight, the first
-    piece may also end before a conjunction or preposition (``voice_agent.segmenter``).
+    piece may also end before a conjunction or preposition (``voice_agent.cuts``).
     """
 
     first_piece_min_words: int = DEFAULT_FIRST_PIECE_MIN_WORDS
@@ -91,9 +83,9 @@ class SegmentPolicy:
     def __post_init__(self) -> None:
         _check_int("first_piece_min_words", self.first_piece_min_words, 1)
         if self.rtf is not None:
-            _check_rtf(self.rtf)
-        if self.piece_overhead_s is not None:
-            _check_overhead(self.piece_overhead_s)
+            _speech_model(self.rtf, self.piece_overhead_s)
+        elif self.piece_overhead_s is not None:
+            _speech_model(1.0, self.piece_overhead_s)  # the overhead's bounds, without an rtf
         if not isinstance(self.first_piece_clause, bool):
             raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
         _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
@@ -103,65 +95,35 @@ class SegmentPolicy:
         """The speech model of the server this policy was sized for (it must know the server's rtf)."""
         if self.rtf is None:
             raise SegmentPolicyError("no speech model without the server's rtf")
-        return SpeechModel(self.rtf, overhead_s=_overhead(self.piece_overhead_s))
+        return _speech_model(self.rtf, self.piece_overhead_s)
 
 
-@dataclass(frozen=True)
-class SpeechModel:
-    """How long pieces take to synthesize and to play, at one measured speed.
-
-    ``synth_s(n) = overhead_s + rtf * n / words_per_s``: one worker, serial pieces, a fixed cost per call.
-    """
-
-    rtf: float
-    words_per_s: float = SPEECH_WORDS_PER_S
-    overhead_s: float = PIECE_OVERHEAD_S
-
-    def __post_init__(self) -> None:
-        _check_rtf(self.rtf)
-        _check_overhead(self.overhead_s)
-
-    def audio_s(self, words: float) -> float:
-        return words / self.words_per_s
-
-    def synth_s(self, words: float) -> float:
-        return self.overhead_s + self.rtf * words / self.words_per_s
-
-    def sustaining_words(self) -> float:
-        """Fewest words a piece after the first needs: its audio outlasts its own synthesis by
-        ``SUSTAIN_FIXED_COSTS - 1`` more fixed costs, towards the next cut's. Shorter pieces eat into the
-        audio queued ahead. ``inf`` on a server slower than real time."""
-        if self.rtf >= 1:
-            return math.inf
-        return SUSTAIN_FIXED_COSTS * self.overhead_s * self.words_per_s / (1 - self.rtf)
-
-    def fewest_sustaining_words(self) -> int:
-        """:meth:`sustaining_words` as a piece's word count, at least 1 and at most ``MAX_RAMP_WORDS``."""
-        words = self.sustaining_words()
-        return MAX_RAMP_WORDS if words >= MAX_RAMP_WORDS else max(1, math.ceil(words))
-
-    def next_piece_words(self) -> int:
-        """The typical piece after the first: ``NEXT_PIECE_WORDS``, or more where pieces that short would
-        not sustain themselves."""
-        return max(NEXT_PIECE_WORDS, self.fewest_sustaining_words())
-
-    def cut_stalls(self, words: int, next_words: int, lead_s: float = 0.0) -> bool:
-        """Would ending a piece of ``words`` here starve the listener before ``next_words`` are ready?
-
-        ``lead_s``: audio already queued ahead of this piece (0 for the first piece).
-        """
-        return lead_s + self.audio_s(words) < self.synth_s(next_words)
+def sustaining_words(model: SpeechModel) -> float:
+    """Fewest words a piece after the first needs: its audio outlasts its own synthesis by
+    ``SUSTAIN_FIXED_COSTS - 1`` more fixed costs, towards the next cut's. Shorter pieces eat into the audio
+    queued ahead. ``inf`` on a server slower than real time."""
+    if model.rtf >= 1:
+        return math.inf
+    return SUSTAIN_FIXED_COSTS * model.overhead_s * model.words_per_s / (1 - model.rtf)
 
 
-def _overhead(piece_overhead_s: float | None) -> float:
-    return PIECE_OVERHEAD_S if piece_overhead_s is None else piece_overhead_s
+def fewest_sustaining_words(model: SpeechModel) -> int:
+    """:func:`sustaining_words` as a piece's word count, at least 1 and at most ``MAX_RAMP_WORDS``."""
+    words = sustaining_words(model)
+    return MAX_RAMP_WORDS if words >= MAX_RAMP_WORDS else max(1, math.ceil(words))
+
+
+def next_piece_words(model: SpeechModel) -> int:
+    """The typical piece after the first: ``NEXT_PIECE_WORDS``, or more where pieces that short would not
+    sustain themselves."""
+    return max(NEXT_PIECE_WORDS, fewest_sustaining_words(model))
 
 
 def first_piece_words(rtf: float, piece_overhead_s: float | None = None) -> int:
     """Fewest first-piece words whose cut does not stall the ramp's next piece, within ``ADAPTIVE_FIRST_WORDS``."""
-    model = SpeechModel(rtf, overhead_s=_overhead(piece_overhead_s))
+    model = _speech_model(rtf, piece_overhead_s)
     low, high = ADAPTIVE_FIRST_WORDS
-    return next((n for n in range(low, high) if not model.cut_stalls(n, model.next_piece_words())), high)
+    return next((n for n in range(low, high) if not model.cut_stalls(n, next_piece_words(model))), high)
 
 
 def ramp_words(rtf: float, piece_overhead_s: float | None = None) -> int:
@@ -171,7 +133,7 @@ def ramp_words(rtf: float, piece_overhead_s: float | None = None) -> int:
     their audio; the ramp ends at the first ``W`` whose lead no long sentence's cut would outrun, at most
     ``MAX_RAMP_WORDS`` (an rtf of 1 or more never gets there).
     """
-    model = SpeechModel(rtf, overhead_s=_overhead(piece_overhead_s))
+    model = _speech_model(rtf, piece_overhead_s)
     if rtf >= 1:
         return MAX_RAMP_WORDS
     needed = model.synth_s(LONG_SENTENCE_WORDS) / ((1 - rtf) / model.words_per_s)
@@ -195,3 +157,69 @@ def adaptive_policy(
         rtf=rtf,
         piece_overhead_s=piece_overhead_s,
     )
+
+
+class AnswerPacing:
+    """One answer's standing against the speech model: what the segmenter asks when it chooses among cuts.
+
+    Tracks the pieces emitted so far (whether any has, how many words while the ramp lasts, and the audio
+    they queue ahead of the listener beyond the synthesis they owe). ``policy`` may be replaced mid-answer
+    (the server's Ready arriving); the counts carry over.
+    """
+
+    def __init__(self, policy: SegmentPolicy) -> None:
+        self.policy = policy
+        self.spoken_any = False  # a piece has been emitted (the first-piece rule is over)
+        self._emitted_words = 0  # words in the pieces emitted so far, counted while the ramp lasts
+        self._slack_s = 0.0  # the speech model's audio queued minus synthesis owed, over the ramp's pieces
+
+    def clause_cuts_allowed(self) -> bool:
+        """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
+        policy = self.policy
+        return policy.first_piece_clause and (not self.spoken_any or self._emitted_words < policy.ramp_words)
+
+    def fewest_words_before_a_cut(self) -> int:
+        """The shortest piece a clause or function-word cut may end: ``first_piece_min_words``, or, when the
+        server's rtf is known, ``ADAPTIVE_FIRST_WORDS[0]`` if the speech model says it does not stall."""
+        return ADAPTIVE_FIRST_WORDS[0] if self.policy.rtf is not None else self.policy.first_piece_min_words
+
+    def next_piece_floor(self) -> int:
+        """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains
+        itself (:func:`fewest_sustaining_words`). Later cuts look at the very next natural end."""
+        return 1 if self.spoken_any else fewest_sustaining_words(self.policy.speech_model())
+
+    def cut_wanted(self, words: int, following: int) -> bool:
+        """The speech model's verdict on a natural cut after ``words``, ``following`` words before the next.
+
+        The first piece ends at the earliest such cut whose next piece is ready before it has played: that
+        is what brings speech forward. A later piece ends there only when running on to the next cut would
+        outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy a stall that
+        would otherwise happen, and hold enough words to pay towards the next cut (:func:`sustaining_words`):
+        a piece that merely breaks even leaves nothing for the next cut's fixed cost, and the stall comes one
+        piece later (088-piece-overhead.md).
+        """
+        model = self.policy.speech_model()
+        if not self.spoken_any:
+            return not model.cut_stalls(words, following)
+        return words >= sustaining_words(model) and self._lead_s(words + following) < 0
+
+    def emitted(self, raw: str) -> None:
+        """A piece of ``raw`` text was emitted. Words are counted only while the ramp lasts: linear time."""
+        if self._emitted_words < self.policy.ramp_words:
+            words = word_count(raw)
+            if self.policy.rtf is not None:  # the first piece's synthesis is the wait before playback
+                model = self.policy.speech_model()
+                self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)
+            self._emitted_words += words
+        self.spoken_any = True
+
+    def _lead_s(self, words: int) -> float:
+        """Audio queued ahead of a piece of ``words`` once it is synthesized (0 for the first piece).
+
+        The speech model's view: the LLM writes far faster than speech, so each piece after the first is
+        synthesized right after the one before, and what the listener has queued grows by every piece's
+        audio and shrinks by every later piece's synthesis.
+        """
+        if not self.spoken_any:
+            return 0.0
+        return self._slack_s - self.policy.speech_model().synth_s(words)

@@ -93,4 +93,4 @@ async def until_hangup(events: AsyncIterator[T], flag: threading.Event | None) -
         if watcher is not None:
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
-        await events.aclose()  # type: ignore[attr-defined]
+        await events.aclose()  # type: ignore[attr-defined]  # speak_answer is an async generator typed AsyncIterator

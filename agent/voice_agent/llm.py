@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from strands import Agent
@@ -91,7 +91,7 @@ def build_agent(settings: LlmSettings) -> Agent:
     return Agent(model=build_model(settings), system_prompt=VOICE_SYSTEM_PROMPT, callback_handler=None)
 
 
-async def text_deltas(agent: Agent, prompt: str) -> AsyncIterator[str]:
+async def text_deltas(agent: Agent, prompt: str) -> AsyncGenerator[str, None]:
     """The answer's text as it is written. Closing this generator stops the LLM stream."""
     stream = agent.stream_async(prompt)
     try:
@@ -104,4 +104,4 @@ async def text_deltas(agent: Agent, prompt: str) -> AsyncIterator[str]:
     except Exception as err:
         raise AgentError("llm_failed", f"the language model failed: {type(err).__name__}: {str(err)[:300]}") from err
     finally:
-        await stream.aclose()
+        await stream.aclose()  # type: ignore[attr-defined]  # strands types stream_async AsyncIterator; it is an async generator

@@ -4,73 +4,36 @@ Why the first piece matters (005-latency-and-first-piece.md): it alone decides w
 pieces are synthesised long before playback needs them. So a piece leaves as soon as its boundary is
 certain, and the first one may end at a clause once it holds a few words.
 
-Why hand-written rules and not pysbd: pysbd 0.3.4 (measured, then dropped as a dependency) segments
-well but is not incremental. It re-segments the whole text on each call (measured: 0.27 ms per call on
-100 characters, 0.9 ms on 300, 3.7 ms on 1,000, 18 ms on 3,000), it cannot tell a certain boundary
-from a guess at the end of the text ("I met Dr." and "It is 3." come back as finished sentences), and
-it took 56 s on 60 kB of "a. a. a. ". Called on every delta it would be slow and wrong. The rules
-below look at most two characters past a full stop and never further back than the current piece, so
-each character is examined a bounded number of times: linear time, 3.4 us per 4-character delta of a
-typical answer (pysbd on just the last 300 characters: 810 us).
+This module is the incremental driver: it keeps the text not yet emitted, asks :mod:`voice_agent.cuts`
+where it may be cut (line, sentence, clause, before a function word, forced), and chooses among those cuts
+with the policy of :mod:`voice_agent.first_piece` (:class:`SegmentPolicy` and the answer's
+:class:`AnswerPacing`):
 
-A boundary is:
-- a newline (markdown headings, bullets and code lines are lines);
-- ``.``, ``!``, ``?``, ``…`` (a run of them), then closing quotes, brackets or emphasis, then a space,
-  unless the next character is lower case ("e.g. the", "Wait... what", '"Why?" she asked') or the full
-  stop ends a title ("Dr."), an initial ("J."), or a list number at the start of a line ("1.");
-  a full stop followed by anything but a space (3.14, v2.1, example.com, bob.smith@x.org) never is;
-- for the first piece, a clause mark (``,`` ``;`` ``:`` followed by a space, a spaced hyphen, an
-  em or en dash) once the piece holds ``first_piece_min_words`` words; the same for every later piece
-  while the answer's emitted words are fewer than ``ramp_words`` (the ramp, see the end of this module);
-- a forced cut when a piece would exceed ``max_chars``: at its last clause mark, else its last space,
-  else exactly at ``max_chars``.
-Inside a fenced code block only newlines (and forced cuts) are boundaries.
+- a line or sentence cut is always taken;
+- a clause or function-word cut only while clause cuts are allowed (the first piece, then the ramp), once
+  the piece holds ``first_piece_min_words`` words, or fewer when the server's speech model says the piece
+  after it is ready in time;
+- a forced cut when a piece would exceed ``max_chars`` with no other cut.
+
+Hand-written rules, not pysbd, which re-segments the whole text on each call and cannot tell a certain
+boundary from a guess at the end of the text (docs/decisions/117-segmenter-cuts-and-policy.md). The cuts
+look at most two characters past a full stop and never further back than the current piece: linear time.
 """
 
 from __future__ import annotations
 
-import re
+from speech_protocol.pace import WORD
 
-from .first_piece import ADAPTIVE_FIRST_WORDS, SegmentPolicy, SegmentPolicyError, adaptive_policy
+from . import cuts
+from .cuts import Cut, Kind, Undecided
+from .first_piece import AnswerPacing, SegmentPolicy, SegmentPolicyError, adaptive_policy
 from .speakable import is_fence, speakable
 
-__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter", "natural_cut_after"]
+__all__ = ["SegmentPolicy", "SegmentPolicyError", "Segmenter"]
 
-_TERMINALS = ".!?…"
-_CLOSERS = "\"'”’»)]}*_`"
-_TERMINAL_RUN = re.compile(f"[{re.escape(_TERMINALS)}]+[{re.escape(_CLOSERS)}]*")
-_CLAUSE_RUN = re.compile(f"(?:[,;:]|-+|[–—]+)[{re.escape(_CLOSERS)}]*")
-# Where a forced cut may fall: just after a clause mark that a space follows, or after a dash run.
-_CLAUSE_CUT = re.compile(f"(?:(?:[,;:]|\\s-+)[{re.escape(_CLOSERS)}]*(?= )|[–—]+[{re.escape(_CLOSERS)}]*(?=.))")
-# Abbreviations whose full stop does not end a sentence even before a capital ("Dr. Smith", "e.g. Paris").
-# Others ("a.m.", "U.S.", "etc.") end one before a capital: "We left at 7 a.m. Then it rained."
-_NEVER_ENDS = frozenset(
-    "mr mrs ms mx dr prof sr jr st mt ft gen col lt sgt capt cmdr adm gov sen rep rev hon pres "
-    "vs cf e.g i.e viz approx fig figs no nos vol vols ch sec eq eqs ref refs ed eds".split()
-)
-_CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)}]")
-_FIRST_PIECE_CANDIDATES = re.compile(f"[\n{re.escape(_TERMINALS)},;:\\-–—]")
-_CODE_CANDIDATES = re.compile("\n")
-# A word, for the first-piece rule: a run between spaces or dashes that holds a letter or digit. Clause
-# ends that are counted up to are followed by a space or are dashes, so no word straddles two counts.
-_WORD = re.compile("[^\\W_][^\\s–—]*")
-# Where a phrase starts: a first piece may end just before one of these (prepositions and conjunctions
-# that open a phrase of their own; not "of", "to", "that", "as", which bind to the word before).
-_FUNCTION_WORDS = frozenset(
-    "for in on at with from into about after before until while when where because and but or so if "
-    "since during through across without within near by".split()
-)
-_FUNCTION_LOOKAHEAD = 3  # words after the cut that must hold no clause mark: "soon" (~0.1 s of LLM at 40 tok/s)
-_SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:–—]| -")
-_SENTENCE_END_WORD = re.compile(f"[{re.escape(_TERMINALS)}][{re.escape(_CLOSERS)}]*$")
-_CLAUSE_END_WORD = re.compile(f"[,;:][{re.escape(_CLOSERS)}]*$")
-_OPENERS = "\"'“‘«([{*_`"
-# Input hygiene, applied to each delta before scanning. Control and invisible characters are dropped
-# (a lone surrogate would also break UTF-8 encoding on the wire); every line break becomes "\n" and
-# every other run of whitespace one space, which keeps the look-ahead after a full stop at two characters.
-_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200d\u2060\ufeff\ud800-\udfff]")
-_LINE_BREAKS = re.compile("\r\n?|[\x0b\x0c\x85\u2028\u2029]")
-_SPACES = re.compile("[^\\S\n]+")
+# Words after a function-word cut that must be written and hold no clause mark, without a speech model:
+# "soon" (~0.1 s of LLM at 40 tok/s); a clause mark that close is worth the wait.
+_FUNCTION_LOOKAHEAD = 3
 
 
 class Segmenter:
@@ -83,12 +46,12 @@ class Segmenter:
     def __init__(self, policy: SegmentPolicy = SegmentPolicy()) -> None:
         if not isinstance(policy, SegmentPolicy):
             raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
-        self._policy = policy
+        self._pacing = AnswerPacing(policy)
         self._reset()
 
     @property
     def policy(self) -> SegmentPolicy:
-        return self._policy
+        return self._pacing.policy
 
     def adapt_to(self, rtf: float | None, piece_overhead_s: float | None = None) -> None:
         """Size the clause cuts for a server of real-time factor ``rtf`` and cost per piece
@@ -98,13 +61,13 @@ class Segmenter:
         Ready arrives, usually before the first delta; called later, it applies from the next undecided
         boundary on. A malformed value raises :class:`SegmentPolicyError` and leaves the policy as it was.
         """
-        self._policy = adaptive_policy(rtf, self._policy, piece_overhead_s)
+        self._pacing.policy = adaptive_policy(rtf, self._pacing.policy, piece_overhead_s)
 
     def feed(self, delta: str) -> list[str]:
         """Pieces completed by this delta, already made speakable (possibly none)."""
         if not isinstance(delta, str):
             raise TypeError(f"delta must be str, got {type(delta).__name__}")
-        text = _SPACES.sub(" ", _LINE_BREAKS.sub("\n", _INVISIBLE.sub("", delta)))
+        text = cuts.clean(delta)
         if text.startswith(" ") and self._buf.endswith(" "):
             text = text[1:]
         self._buf += text
@@ -113,6 +76,7 @@ class Segmenter:
     def flush(self) -> list[str]:
         """The rest of the answer, even without final punctuation; then start afresh."""
         pieces = self._scan(final=True)
+        self._pacing = AnswerPacing(self._pacing.policy)
         self._reset()
         return pieces
 
@@ -121,78 +85,91 @@ class Segmenter:
         self._pos = 0  # everything before this index is known not to end the current piece
         self._line_start = True  # the current piece begins a line
         self._in_code = False  # inside a fenced code block
-        self._spoken_any = False  # a piece has been emitted (the first-piece rule is over)
-        self._emitted_words = 0  # words in the pieces emitted so far, counted while the ramp lasts
-        self._slack_s = 0.0  # the speech model's audio queued minus synthesis owed, over the ramp's pieces
         self._counted_to = 0  # the current piece's words before this index ...
-        self._words = 0  # ... number this many (counted once, for the first-piece rule)
+        self._words = 0  # ... number this many (counted once, for the clause rule)
 
     def _scan(self, *, final: bool) -> list[str]:
         """Emit every piece whose end is certain; keep the rest, compacted to the current piece."""
-        buf, pieces = self._buf, []
-        start, limit = 0, self._policy.max_chars
+        buf = self._buf
+        pieces: list[str] = []
+        start, limit = 0, self._pacing.policy.max_chars
         while True:
             while start < len(buf) and buf[start] == " ":
                 start += 1
             pos = max(self._pos, start)
-            end, resume = self._next_boundary(buf, start, pos, final)
-            if not self._in_code and self._clause_cuts_allowed():
-                cut = self._before_function_word(buf, start, final)
-                if cut is not None and cut < (end if end is not None else resume or len(buf) + 1):
-                    end = resume = cut  # whichever comes first, so the cut never depends on delta sizes
-            if end is None:
-                if resume is not None:  # undecided: wait for more text at `resume`
-                    self._pos = resume
-                    break
+            found = self._next_cut(buf, start, pos, final)
+            if not self._in_code and self._pacing.clause_cuts_allowed():
+                before = self._before_function_word(buf, start, final)
+                # Whichever comes first, so that the cut never depends on delta sizes.
+                if before is not None and before < _first_index(found, len(buf) + 1):
+                    found = Cut(Kind.FUNCTION_WORD, before, before, before)
+            if isinstance(found, Undecided):  # wait for more text at its mark
+                self._pos = found.at
+                break
+            if found is None:
                 if len(buf) - start > limit:
-                    end = resume = _forced_cut(buf, start, limit)
+                    found = cuts.forced_cut(buf, start, limit)
                 elif final and start < len(buf):
-                    end = resume = len(buf)
+                    found = Cut(Kind.END, len(buf), len(buf), len(buf))
                 else:
                     self._pos = len(buf)
                     break
-            self._emit(buf[start:end], pieces)
-            self._line_start = resume > end  # the boundary consumed a newline
-            start = self._pos = self._counted_to = resume
+            self._emit(buf[start : found.end], pieces)
+            self._line_start = found.resume > found.end  # the cut consumed a newline
+            start = self._pos = self._counted_to = found.resume
             self._words = 0
         self._buf = buf[start:]
         self._pos -= start
         self._counted_to = max(self._counted_to - start, 0)
         return pieces
 
-    def _next_boundary(self, buf: str, start: int, pos: int, final: bool) -> tuple[int | None, int | None]:
-        """(end of the piece, where the next one starts), or (None, index to wait at), or (None, None).
+    def _next_cut(self, buf: str, start: int, pos: int, final: bool) -> Cut | Undecided | None:
+        """The first cut at a mark the policy takes, or where to wait, or None (no mark in ``max_chars``)."""
+        for found in cuts.marked_cuts(
+            buf,
+            start,
+            pos,
+            final=final,
+            max_chars=self._pacing.policy.max_chars,
+            clauses=self._pacing.clause_cuts_allowed(),
+            in_code=self._in_code,
+            line_start=self._line_start,
+        ):
+            if isinstance(found, Undecided) or found.kind is not Kind.CLAUSE:
+                return found
+            taken = self._clause_taken(buf, found.end, final)
+            if taken is None:
+                return Undecided(found.at)
+            if taken:
+                return found
+        return None
 
-        Only candidates whose piece fits in ``max_chars`` are examined (a run of marks is matched no
-        further than that), so each call reads a bounded window; (None, None) means there is no
-        boundary in it, so the caller cuts the piece or waits for more text.
+    def _clause_taken(self, buf: str, end: int, final: bool) -> bool | None:
+        """Whether the piece ends at the clause mark that ends at ``end``; None while undecided."""
+        self._words += sum(1 for _ in WORD.finditer(buf, self._counted_to, end))
+        self._counted_to = end
+        policy = self._pacing.policy
+        if self._words >= policy.first_piece_min_words:
+            return True
+        if policy.rtf is None or self._words < self._pacing.fewest_words_before_a_cut():
+            return False
+        return self._next_piece_in_time(buf, end, final)
+
+    def _next_piece_in_time(self, buf: str, end: int, final: bool) -> bool | None:
+        """Ask the speech model whether this shorter piece would stall, given the piece after it.
+
+        ``first_piece_min_words`` is safe against a typical next piece; a shorter piece is safe when the
+        piece that follows (up to its first natural cut: a clause or sentence end, or before a
+        phrase-opening word) is synthesized before the audio queued by then runs out. Waits (None) until
+        that cut is written; reads at most ``max_chars`` characters.
         """
-        limit = self._policy.max_chars
-        window_end = min(len(buf), start + limit + 1)
-        if self._in_code:
-            candidates = _CODE_CANDIDATES
-        elif self._clause_cuts_allowed():
-            candidates = _FIRST_PIECE_CANDIDATES
-        else:
-            candidates = _CANDIDATES
-        while (found := candidates.search(buf, pos, window_end)) is not None:
-            i = found.start()
-            if buf[i] == "\n":
-                return i, i + 1
-            is_terminal = buf[i] in _TERMINALS
-            end = (_TERMINAL_RUN if is_terminal else _CLAUSE_RUN).match(buf, i, window_end).end()
-            pos = end
-            if end - start > limit:
-                continue  # the piece would be too long: a forced cut will come first
-            if is_terminal:
-                verdict = self._sentence_ends(buf, start, i, end, final)
-            else:
-                verdict = self._clause_ends(buf, start, i, end, final)
-            if verdict is None:
-                return None, i
-            if verdict:
-                return end, end
-        return None, None
+        window = buf[end : end + self._pacing.policy.max_chars + 1]
+        complete = final or len(buf) - end > len(window)
+        words = cuts.written_words(window, complete=complete)
+        following = cuts.words_to_natural_end([w.group() for w in words], complete, self._pacing.next_piece_floor())
+        if following is None:
+            return None
+        return self._pacing.cut_wanted(self._words, following)
 
     def _before_function_word(self, buf: str, start: int, final: bool) -> int | None:
         """Where a piece may end before a conjunction or preposition, if no clause mark comes soon.
@@ -205,120 +182,25 @@ class Segmenter:
         ``first_piece_min_words``, the ``_FUNCTION_LOOKAHEAD`` words after the cut must be written and hold
         no clause mark (else that natural boundary is worth the wait). Reads at most ``max_chars`` characters.
         """
-        policy = self._policy
-        window = buf[start : start + policy.max_chars + 1]
-        words = list(_WORD.finditer(window))
-        if words and not final and words[-1].end() == len(window):
-            words.pop()  # the last word may still be growing ("fo" -> "for", "day" -> "day,")
-        fewest = ADAPTIVE_FIRST_WORDS[0] if policy.rtf is not None else policy.first_piece_min_words
-        by_model = policy.rtf is not None
-        for i in range(fewest, len(words)):
-            word = words[i]
-            if not by_model and i + _FUNCTION_LOOKAHEAD >= len(words):
-                return None  # its look-ahead is not written yet
-            if word.group().lower() not in _FUNCTION_WORDS or window[words[i - 1].end() : word.start()] != " ":
-                continue
-            if _SOON_BOUNDARY.search(words[i - 1].group()):
-                continue  # the word before ends a clause: that boundary is the cut
+        window = buf[start : start + self._pacing.policy.max_chars + 1]
+        words = cuts.written_words(window, complete=final)
+        by_model = self._pacing.policy.rtf is not None
+        for i in cuts.function_word_cuts(window, words, self._pacing.fewest_words_before_a_cut()):
             if not by_model:
-                after = window[word.start() : words[i + _FUNCTION_LOOKAHEAD].end()]
-                if _SOON_BOUNDARY.search(after):
+                if i + _FUNCTION_LOOKAHEAD >= len(words):
+                    return None  # its look-ahead is not written yet
+                if cuts.boundary_in(window[words[i].start() : words[i + _FUNCTION_LOOKAHEAD].end()]):
                     continue
             else:  # a short piece, taken only if the speech model says the next one is ready in time
-                following = _words_to_natural_end([w.group() for w in words[i:]], final, self._next_piece_floor())
+                following = cuts.words_to_natural_end(
+                    [w.group() for w in words[i:]], final, self._pacing.next_piece_floor()
+                )
                 if following is None:
                     return None  # the next piece's end is not written yet: decide once it is
-                if not self._cut_wanted(i, following):
+                if not self._pacing.cut_wanted(i, following):
                     continue
             return start + words[i - 1].end()
         return None
-
-    def _clause_cuts_allowed(self) -> bool:
-        """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
-        policy = self._policy
-        return policy.first_piece_clause and (not self._spoken_any or self._emitted_words < policy.ramp_words)
-
-    def _sentence_ends(self, buf: str, start: int, i: int, end: int, final: bool) -> bool | None:
-        """Whether the terminal run buf[i:end] ends a sentence; None while the next characters are unknown."""
-        following = buf[end : end + 2]
-        if following.startswith("\n"):
-            return True
-        if not final and len(following) < 2:
-            return None
-        if following[:1] not in ("", " "):
-            return False  # 3.14, v2.1, example.com, bob.smith@example.org
-        nxt = following[1:2]
-        if nxt.islower():
-            return False  # "e.g. the", "Wait... what", '"Why?" she asked'
-        if buf[i:end].rstrip(_CLOSERS) != "." or nxt in ("", "\n"):
-            return True
-        token_start = max(buf.rfind(" ", start, i) + 1, start)
-        token = buf[token_start:i].lstrip(_OPENERS)
-        if token.lower() in _NEVER_ENDS:
-            return False
-        if len(token) == 1 and token.isupper():
-            return False  # an initial: "J. R. R. Tolkien"
-        is_list_number = token.isdigit() and self._line_start and token_start == start
-        return not is_list_number
-
-    def _clause_ends(self, buf: str, start: int, i: int, end: int, final: bool) -> bool | None:
-        """Whether the clause mark buf[i:end] may end the piece (first or ramp); None while undecided."""
-        if end == len(buf) and not final:
-            return None
-        spaced = end == len(buf) or buf[end] in " \n"
-        if buf[i] in "–—":
-            spaced = True
-        elif buf[i] == "-":
-            spaced = spaced and i > start and buf[i - 1] == " "
-        if not spaced:
-            return False
-        self._words += sum(1 for _ in _WORD.finditer(buf, self._counted_to, end))
-        self._counted_to = end
-        if self._words >= self._policy.first_piece_min_words:
-            return True
-        if self._policy.rtf is None or self._words < ADAPTIVE_FIRST_WORDS[0]:
-            return False
-        return self._next_piece_in_time(buf, end, final)
-
-    def _next_piece_in_time(self, buf: str, end: int, final: bool) -> bool | None:
-        """Ask the speech model whether this shorter piece would stall, given the piece after it.
-
-        ``first_piece_min_words`` is safe against a typical next piece; a shorter piece is safe when the
-        piece that follows (up to its first natural cut: a clause or sentence end, or before a
-        phrase-opening word) is synthesized before the audio queued by then runs out. Waits (None) until
-        that cut is written; reads at most ``max_chars`` characters.
-        """
-        policy = self._policy
-        window = buf[end : end + policy.max_chars + 1]
-        words = list(_WORD.finditer(window))
-        if words and not final and words[-1].end() == len(buf) - end:
-            words.pop()  # this word may still grow ("day" -> "day,")
-        following = _words_to_natural_end(
-            [w.group() for w in words], final or len(buf) - end > len(window), self._next_piece_floor()
-        )
-        if following is None:
-            return None
-        return self._cut_wanted(self._words, following)
-
-    def _cut_wanted(self, words: int, following: int) -> bool:
-        """The speech model's verdict on a natural cut after ``words``, ``following`` words before the next.
-
-        The first piece ends at the earliest such cut whose next piece is ready before it has played:
-        that is what brings speech forward. A later piece ends there only when running on to the next
-        cut would outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy
-        a stall that would otherwise happen, and hold enough words to pay towards the next cut
-        (:meth:`SpeechModel.sustaining_words`): a piece that merely breaks even leaves nothing for the
-        next cut's fixed cost, and the stall comes one piece later (088-piece-overhead.md).
-        """
-        model = self._policy.speech_model()
-        if not self._spoken_any:
-            return not model.cut_stalls(words, following)
-        return words >= model.sustaining_words() and self._lead_s(words + following) < 0
-
-    def _next_piece_floor(self) -> int:
-        """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains
-        itself (:meth:`SpeechModel.fewest_sustaining_words`). Later cuts look at the very next natural end."""
-        return 1 if self._spoken_any else self._policy.speech_model().fewest_sustaining_words()
 
     def _emit(self, raw: str, pieces: list[str]) -> None:
         if self._line_start and is_fence(raw):
@@ -327,57 +209,11 @@ class Segmenter:
         piece = speakable(raw, line_start=self._line_start, in_code=self._in_code)
         if piece:
             pieces.append(piece)
-            self._spoken_any = True
-            if self._emitted_words < self._policy.ramp_words:  # counting stops with the ramp: linear time
-                words = sum(1 for _ in _WORD.finditer(raw))
-                if self._policy.rtf is not None:  # the first piece's synthesis is the wait before playback
-                    model = self._policy.speech_model()
-                    self._slack_s += model.audio_s(words) - (model.synth_s(words) if self._emitted_words else 0.0)
-                self._emitted_words += words
-
-    def _lead_s(self, words: int) -> float:
-        """Audio queued ahead of a piece of ``words`` once it is synthesized (0 for the first piece).
-
-        The speech model's view: the LLM writes far faster than speech, so each piece after the first is
-        synthesized right after the one before, and what the listener has queued grows by every piece's
-        audio and shrinks by every later piece's synthesis (``_slack_s``).
-        """
-        if not self._spoken_any:
-            return 0.0
-        return self._slack_s - self._policy.speech_model().synth_s(words)
+            self._pacing.emitted(raw)
 
 
-def _words_to_natural_end(words: list[str], final: bool, at_least: int = 1) -> int | None:
-    """How many of ``words`` a piece starting at the first would hold up to its first natural cut after
-    at least ``at_least`` words; None while that cut is not written yet (all of them at the end of the answer)."""
-    for k, word in enumerate(words):
-        if k + 1 >= at_least and natural_cut_after(word, words[k + 1] if k + 1 < len(words) else ""):
-            return k + 1  # a clause or sentence end needs no next word to be known
-    return len(words) if final else None
-
-
-def natural_cut_after(word: str, next_word: str) -> bool:
-    """Whether a piece may end between these two words with its prosody intact, as this module cuts:
-    after a sentence end or clause mark, at a dash, or before a phrase-opening conjunction or preposition.
-
-    The benchmark's natural-cut lower bound (``bench.lower_bound``) allows only these cuts, so the agent's
-    policy is compared with the best it could do without cutting inside a phrase.
-    """
-    return bool(
-        _SENTENCE_END_WORD.search(word)
-        or _CLAUSE_END_WORD.search(word)
-        or word.endswith(("–", "—"))
-        or next_word == "-"
-        or next_word.startswith(("–", "—"))
-        or next_word.lower() in _FUNCTION_WORDS
-    )
-
-
-def _forced_cut(buf: str, start: int, limit: int) -> int:
-    """Where a piece longer than ``limit`` is cut: last clause mark, else last space, else the limit."""
-    window = buf[start : start + limit + 1]
-    last_clause = next(reversed(list(_CLAUSE_CUT.finditer(window))), None)
-    if last_clause is not None:
-        return start + last_clause.end()
-    space = window.rfind(" ")
-    return start + space if space > 0 else start + limit
+def _first_index(found: Cut | Undecided | None, otherwise: int) -> int:
+    """Where ``found`` ends the piece, or the mark it waits at; ``otherwise`` for none (a wait at 0 included)."""
+    if isinstance(found, Cut):
+        return found.end
+    return (found.at if found is not None else 0) or otherwise

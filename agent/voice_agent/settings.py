@@ -7,11 +7,12 @@ same objects directly from its options. Nothing below this module reads ``os.env
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
+from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin
 from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
 from speech_protocol.urls import ServerUrlError, server_urls
 
@@ -20,6 +21,7 @@ LlmProvider = Literal["bedrock", "openai", "scripted"]
 TTS_TRANSPORTS: tuple[TtsTransport, ...] = ("sagemaker", "websocket")
 LLM_PROVIDERS: tuple[LlmProvider, ...] = ("bedrock", "openai", "scripted")
 DEFAULT_VOICE = "af_heart"
+NOTHING_ALLOWED = "none"  # an allow-list variable's value that allows nothing
 DEFAULT_SCRIPTED_REPLY = (
     "Hello! I am a scripted voice agent, speaking without a language model. "
     "Each sentence is spoken as soon as it is written. Ask me anything"
@@ -28,6 +30,17 @@ DEFAULT_SCRIPTED_REPLY = (
 
 class SettingsError(ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def one_of(value: str, choices: tuple[Choice, ...], name: str) -> Choice:
+    """``value`` as the member of ``choices`` it equals; a :class:`SettingsError` naming ``name`` otherwise."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise SettingsError(f"{name} must be one of {', '.join(choices)}")
 
 
 @dataclass(frozen=True)
@@ -44,8 +57,7 @@ class TtsSettings:
     endpoint_url: str | None = None  # a SageMaker runtime instead of AWS's (the local emulator); https://
 
     def __post_init__(self) -> None:
-        if self.transport not in TTS_TRANSPORTS:
-            raise SettingsError(f"TTS_TRANSPORT must be one of {', '.join(TTS_TRANSPORTS)}")
+        one_of(self.transport, TTS_TRANSPORTS, "TTS_TRANSPORT")
         if self.transport == "sagemaker" and not (self.endpoint_name and self.region):
             raise SettingsError("TTS_TRANSPORT=sagemaker needs TTS_ENDPOINT_NAME and TTS_REGION (or AWS_REGION)")
         if self.endpoint_url is not None and urlsplit(self.endpoint_url).scheme != "https":
@@ -80,8 +92,7 @@ class LlmSettings:
     tokens_per_s: float = 20.0
 
     def __post_init__(self) -> None:
-        if self.provider not in LLM_PROVIDERS:
-            raise SettingsError(f"LLM_PROVIDER must be one of {', '.join(LLM_PROVIDERS)}")
+        one_of(self.provider, LLM_PROVIDERS, "LLM_PROVIDER")
         if self.provider == "openai" and not (self.base_url and self.model_id):
             raise SettingsError("LLM_PROVIDER=openai needs LLM_BASE_URL and LLM_MODEL_ID")
         if self.provider == "scripted" and not self.reply.strip():
@@ -94,6 +105,9 @@ class LlmSettings:
 class AgentSettings:
     tts: TtsSettings
     llm: LlmSettings
+    # Which Host names and web pages may reach the agent: no check by default, as on AgentCore, which
+    # authenticates every call; ``deploy-agent local`` sets both (100-browser-reachable-servers.md).
+    access: BrowserAccess = BrowserAccess()
 
 
 def _number(env: Mapping[str, str], key: str, default: float) -> float:
@@ -110,12 +124,35 @@ def _text(env: Mapping[str, str], key: str) -> str | None:
     return env.get(key, "").strip() or None
 
 
+def _access_list(env: Mapping[str, str], key: str, normalize: Callable[[str], str]) -> frozenset[str] | None:
+    """An allow-list variable: unset or ``*`` = no check, ``none`` = nothing allowed, else names split by
+    commas or spaces."""
+    raw = _text(env, key)
+    if raw is None:
+        return None
+    if raw.lower() == NOTHING_ALLOWED:
+        return frozenset()
+    try:
+        return access_list([raw], normalize)
+    except AccessListError as err:
+        raise SettingsError(f"{key}: {err}") from None
+
+
+def _access_text(allowed: frozenset[str] | None) -> str | None:
+    """The inverse of :func:`_access_list`."""
+    if allowed is None:
+        return None
+    return " ".join(sorted(allowed)) or NOTHING_ALLOWED
+
+
 def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
     """Parse the agent's variables (008-three-interfaces.md). Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
     region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
     url = _text(env, "TTS_URL")
     tts = TtsSettings(
-        transport=_text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"),  # type: ignore[arg-type]
+        transport=one_of(
+            _text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"), TTS_TRANSPORTS, "TTS_TRANSPORT"
+        ),
         endpoint_name=_text(env, "TTS_ENDPOINT_NAME"),
         region=region,
         url=url,
@@ -125,7 +162,7 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         endpoint_url=_text(env, "TTS_ENDPOINT_URL"),
     )
     llm = LlmSettings(
-        provider=_text(env, "LLM_PROVIDER") or "bedrock",  # type: ignore[arg-type]
+        provider=one_of(_text(env, "LLM_PROVIDER") or "bedrock", LLM_PROVIDERS, "LLM_PROVIDER"),
         model_id=_text(env, "LLM_MODEL_ID"),
         base_url=_text(env, "LLM_BASE_URL"),
         api_key=_text(env, "LLM_API_KEY"),
@@ -133,7 +170,11 @@ def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
         reply=env.get("LLM_REPLY") or DEFAULT_SCRIPTED_REPLY,
         tokens_per_s=_number(env, "LLM_TOKENS_PER_S", 20.0),
     )
-    return AgentSettings(tts=tts, llm=llm)
+    access = BrowserAccess(
+        hosts=_access_list(env, "AGENT_ALLOWED_HOSTS", host_name),
+        origins=_access_list(env, "AGENT_ALLOWED_ORIGINS", origin),
+    )
+    return AgentSettings(tts=tts, llm=llm, access=access)
 
 
 def settings_to_env(settings: AgentSettings) -> dict[str, str]:
@@ -154,5 +195,7 @@ def settings_to_env(settings: AgentSettings) -> dict[str, str]:
         "LLM_API_KEY": llm.api_key,
         "LLM_REPLY": llm.reply,
         "LLM_TOKENS_PER_S": str(llm.tokens_per_s),
+        "AGENT_ALLOWED_HOSTS": _access_text(settings.access.hosts),
+        "AGENT_ALLOWED_ORIGINS": _access_text(settings.access.origins),
     }
     return {key: value for key, value in values.items() if value is not None}

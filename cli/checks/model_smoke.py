@@ -16,7 +16,7 @@ import httpx
 from cli.checks.sagemaker_session import check_endpoint_session
 from cli.checks.session_check import speak_once
 from cli.checks.smoke_report import SMOKE_TEXT, CheckResult, Outcome, SmokeReport, judge_pcm
-from cli.common.aws_api import AwsApi
+from cli.common.aws_api import EndpointRuntime
 from cli.common.errors import CliError, UsageError
 from speech_protocol.urls import ServerUrlError, server_urls
 from speech_protocol.websocket import WebSocketConnector
@@ -76,7 +76,7 @@ def smoke_url(url: str, voice: str | None) -> SmokeReport:
     return SmokeReport(target=http_base, checks=checks)
 
 
-def check_endpoint_invocations(aws: AwsApi, endpoint: str, voice: str | None) -> CheckResult:
+def check_endpoint_invocations(aws: EndpointRuntime, endpoint: str, voice: str | None) -> CheckResult:
     started = time.monotonic()
     try:
         pcm = aws.invoke_endpoint(endpoint, request_body(voice), accept="audio/pcm")
@@ -86,7 +86,7 @@ def check_endpoint_invocations(aws: AwsApi, endpoint: str, voice: str | None) ->
 
 
 def smoke_endpoint(
-    aws: AwsApi, endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
+    aws: EndpointRuntime, endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
 ) -> SmokeReport:
     """Both paths of a deployed endpoint; ``endpoint_url`` overrides SageMaker's runtime (an emulator)."""
     checks = (

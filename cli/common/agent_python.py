@@ -22,7 +22,7 @@ MISSING = (
 def sdk_here() -> bool:
     """Whether this interpreter has the SageMaker streaming SDK."""
     try:
-        import aws_sdk_sagemaker_runtime_http2.models  # noqa: F401
+        import aws_sdk_sagemaker_runtime_http2.models  # noqa: F401 - imported only to learn whether it is installed
     except ImportError:
         return False
     return True

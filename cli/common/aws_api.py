@@ -55,6 +55,12 @@ class EndpointState:
     failure_reason: str | None = None
 
 
+class EndpointRuntime(Protocol):
+    """InvokeEndpoint alone: what an endpoint's smoke test needs (:class:`AwsApi` and :class:`RuntimeAt`)."""
+
+    def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes: ...
+
+
 class AwsApi(Protocol):
     """What the CLIs need from AWS; ``None`` means "does not exist", a failure raises a CliError."""
 

@@ -6,7 +6,7 @@ code bundle is built once, and what was synthesized and checked is exactly what 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -108,7 +108,7 @@ def destroy(run: RunOptions, console: Console, stack: str, out_dir: str) -> None
         console.result({"destroyed": stack})
 
 
-def print_plan(console: Console, calls: list[CdkCall], notes: list[str] = ()) -> None:
+def print_plan(console: Console, calls: list[CdkCall], notes: Sequence[str] = ()) -> None:
     """``--dry-run``: the exact commands, in order; nothing runs."""
     for note in notes:
         console.note(note)

@@ -64,6 +64,7 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str, *,
     else:
         console.note("smoke test skipped (--skip-smoke): `deploy-model smoke` runs it")
         report = None
+    usage = _usage(identity.region, endpoint)
     result = {
         "stack": stack,
         "status": state.status,
@@ -73,10 +74,10 @@ def deploy(run: RunOptions, console: Console, connect: Connect, out_dir: str, *,
         "endpoint_arn": state.outputs.get("EndpointArn", ""),
         "template": str(template),
         "smoke": report,
-        "next": _usage(identity.region, endpoint),
+        "next": usage,
     }
     rows = [(k, str(result[k])) for k in ("stack", "region", "endpoint_name", "endpoint_arn")]
-    rows += [("next", line) for line in result["next"]]
+    rows += [("next", line) for line in usage]
     console.result(result, rows=rows, title="deployed")
 
 

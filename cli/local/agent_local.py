@@ -15,6 +15,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +32,8 @@ from cli.local.agent_local_servers import agent_server_thread, model_server_proc
 from cli.local.agent_process import agent_command, agent_python_or_fail, agent_server_process
 from cli.local.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
 from cli.local.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
-from cli.local.web_page import local_connect_url
+from cli.local.web_page import local_connect_url, page_origins
+from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin, server_hosts
 from voice_agent.settings import (
     DEFAULT_SCRIPTED_REPLY,
     AgentSettings,
@@ -59,6 +61,17 @@ Prompt = Annotated[str | None, typer.Option(help="Ask this one question, write -
 Out = Annotated[Path, typer.Option(help="Folder for answer.wav and report.json.")]
 VoiceName = Annotated[str, typer.Option(help="Kokoro voice, e.g. af_heart, am_michael, bf_emma.")]
 Speed = Annotated[float, typer.Option(help="Speaking rate, 0.5 to 2.0.")]
+AllowHost = Annotated[
+    list[str] | None,
+    typer.Option(help="A name besides localhost/127.0.0.1/[::1] the agent and page answer to (repeat; * = any)."),
+]
+AllowOrigin = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="A web page origin (http://host:port) allowed to open /ws or POST /invocations, besides the "
+        "conversation page (repeat; * = any)."
+    ),
+]
 
 
 def local_settings(
@@ -83,13 +96,20 @@ def local_settings(
     provider = llm or (LlmChoice.openai if llm_base_url else LlmChoice.bedrock if llm_model_id else LlmChoice.scripted)
     if tts_endpoint and not region:
         raise UsageError("--tts-endpoint needs --region (the endpoint's AWS region)")
-    if tts_endpoint:
-        tts = dict(transport="sagemaker", endpoint_name=tts_endpoint, region=region, endpoint_url=tts_endpoint_url)
-    else:
-        tts = dict(transport="websocket", url=model_url)
     try:
+        if tts_endpoint:
+            tts = TtsSettings(
+                "sagemaker",
+                endpoint_name=tts_endpoint,
+                region=region,
+                endpoint_url=tts_endpoint_url,
+                voice=voice,
+                speed=speed,
+            )
+        else:
+            tts = TtsSettings("websocket", url=model_url, voice=voice, speed=speed)
         return AgentSettings(
-            tts=TtsSettings(**tts, voice=voice, speed=speed),
+            tts=tts,
             llm=LlmSettings(
                 provider=provider.value,
                 model_id=llm_model_id,
@@ -101,6 +121,25 @@ def local_settings(
         )
     except SettingsError as err:
         raise UsageError(str(err)) from None
+
+
+def allowed_extras(
+    allow_host: list[str], allow_origin: list[str]
+) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """``--allow-host`` and ``--allow-origin``, normalized (``None``: ``*``, no check)."""
+    try:
+        return access_list(allow_host, host_name), access_list(allow_origin, origin)
+    except AccessListError as err:
+        raise UsageError(f"--allow-host/--allow-origin: {err}") from None
+
+
+def agent_access(
+    host: str, page_port: int | None, hosts: frozenset[str] | None, origins: frozenset[str] | None
+) -> BrowserAccess:
+    """A local agent answers its own names (bound to loopback: only those and ``hosts``) and, from web
+    pages, only the conversation page on ``page_port`` and ``origins`` (100-browser-reachable-servers.md)."""
+    own = page_origins(page_port) if page_port is not None else frozenset()
+    return BrowserAccess(hosts=server_hosts(host, hosts), origins=None if origins is None else own | origins)
 
 
 def _payload(prompt: str, voice: str | None, speed: float | None) -> dict:
@@ -186,6 +225,8 @@ def local(
     port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
     web: Annotated[bool, typer.Option("--web", help="Also serve the conversation page (talk, stop, go on).")] = False,
     web_port: WebPort = DEFAULT_WEB_PORT,
+    allow_host: AllowHost = None,
+    allow_origin: AllowOrigin = None,
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
     with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
@@ -195,6 +236,7 @@ def local(
     with console.reporting_errors(), contextlib.ExitStack() as stack:
         if web and prompt is not None:
             raise UsageError("--web serves the conversation page; --prompt asks one question: give one of them")
+        extra_hosts, extra_origins = allowed_extras(allow_host or [], allow_origin or [])
         if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
@@ -211,6 +253,8 @@ def local(
             tts_endpoint=tts_endpoint,
             tts_endpoint_url=tts_endpoint_url,
         )
+        page_port = web_port if web else None
+        settings = replace(settings, access=agent_access(host, page_port, extra_hosts, extra_origins))
         speech = (
             f"model server {model_url}"
             if tts_endpoint is None
@@ -223,7 +267,8 @@ def local(
                 agent_server_thread(create_app(settings), host, port) if in_process else agent_server_process(settings)
             )
             console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
-            serve_page(console, local_connect_url(agent_url), web_port, agent_url)
+            page_hosts = server_hosts("127.0.0.1", extra_hosts)
+            serve_page(console, local_connect_url(agent_url), web_port, agent_url, page_hosts)
             return
         if prompt is None:
             console.step(f"agent on http://{host}:{port}/invocations ({speech}); Ctrl-C stops")

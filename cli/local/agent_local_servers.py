@@ -16,11 +16,11 @@ import threading
 import time
 from collections.abc import Iterator
 
-import httpx
 import uvicorn
 
 from cli.common import child_processes
 from cli.common.errors import CommandFailed
+from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
 
@@ -29,12 +29,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _ping_ok(url: str) -> bool:
-    with contextlib.suppress(httpx.HTTPError):
-        return httpx.get(url, timeout=2.0).status_code == 200
-    return False
 
 
 @contextlib.contextmanager
@@ -60,15 +54,14 @@ def ready_process(
     if started is not None:
         started.append(proc)
     try:
-        deadline = time.monotonic() + timeout_s
-        while not _ping_ok(f"{url}/ping"):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                child_processes.stop(proc, grace_s=0)
-                log.seek(0)
-                raise CommandFailed(
-                    f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
-                )
-            time.sleep(0.25)
+        try:
+            wait_ready(f"{url}/ping", timeout_s=timeout_s, alive=lambda: proc.poll() is None)
+        except (ServerGone, ServerNotReady):
+            child_processes.stop(proc, grace_s=0)
+            log.seek(0)
+            raise CommandFailed(
+                f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
+            ) from None
         yield url
     finally:
         child_processes.stop(proc, grace_s=15)
@@ -127,7 +120,7 @@ def model_server_child(
 
 @contextlib.contextmanager
 def agent_server_thread(
-    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: float | None = None
+    app, host: str = "127.0.0.1", port: int | None = None, *, graceful_s: int | None = None
 ) -> Iterator[str]:
     """An ASGI app (the agent, or a test's stand-in server) under uvicorn in a background thread; yields
     its base URL once it accepts. ``graceful_s`` bounds the wait for open connections at shutdown."""

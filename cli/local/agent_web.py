@@ -14,22 +14,27 @@ import typer
 from cli.common.console import Console
 from cli.common.errors import UsageError
 from cli.deploy import deploy_steps
-from cli.local.web_page import ConnectUrl, page_app, runtime_connect_url
+from cli.local.web_page import ConnectUrl, Presigner, new_token, page_app, runtime_connect_url
 from cli.typer_app import command_state
+from speech_protocol.browser_access import LOOPBACK_NAMES
 
 DEFAULT_WEB_PORT = 8000
 WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]
 
 
-def serve_page(console: Console, connect_url: ConnectUrl, port: int, target: str) -> None:
-    """Serve the page until Ctrl-C."""
+def serve_page(
+    console: Console, connect_url: ConnectUrl, port: int, target: str, hosts: frozenset[str] | None = LOOPBACK_NAMES
+) -> None:
+    """Serve the page until Ctrl-C, at a URL with this run's token (printed whole, on one line)."""
     import uvicorn
 
-    console.step(f"conversation page on http://127.0.0.1:{port}/ (talking to {target}); Ctrl-C stops")
-    uvicorn.run(page_app(connect_url), host="127.0.0.1", port=port, log_level="warning")
+    token = new_token()
+    console.step(f"conversation page talking to {target}; open this URL (Ctrl-C stops):")
+    console.line(f"http://127.0.0.1:{port}/?token={token}")
+    uvicorn.run(page_app(connect_url, token, hosts), host="127.0.0.1", port=port, log_level="warning")
 
 
-def presigner(region: str, profile: str | None) -> object:
+def presigner(region: str, profile: str | None) -> Presigner:
     """bedrock-agentcore's client, on this machine's credentials (``--profile`` if given)."""
     import boto3
     from bedrock_agentcore.runtime import AgentCoreRuntimeClient

@@ -2,7 +2,7 @@
 
 A listener consumes one second of audio per second of playback. The server produces ``workers / rtf``
 seconds of audio per second, where ``rtf`` is the real-time factor it keeps measuring on its own renders
-(the warm-up's figure until real traffic arrives). So it can carry about ``workers / rtf`` listeners; the
+(:class:`speech_protocol.pace.PaceMeter`; the warm-up's figure until real traffic arrives). So it can carry about ``workers / rtf`` listeners; the
 benchmark showed what happens past that on a 2-core CPU: every session accepted, every listener stalling
 (16.9 s at 4 sessions, 57.5 s at 8; docs/decisions/080-admission-control.md). Instead, a session (or an
 ``/invocations`` request) holds one listener's share while it is open, and one that would take the load
@@ -14,17 +14,14 @@ close code 1013, HTTP gets 503 with ``Retry-After``. ``/ping`` stays 200: a busy
 
 from __future__ import annotations
 
-import collections
 import math
-import threading
+
+from speech_protocol.pace import PaceMeter
 
 # Share of the measured capacity that is handed out. Synthesis speed varies piece to piece (short pieces
 # cost more per second of audio) and a new listener's first piece is a burst; 20% keeps them from
 # starving the others (docs/decisions/080-admission-control.md).
 HEADROOM = 0.8
-# How many recent renders the running real-time factor is taken over: long enough to smooth one slow
-# piece, short enough to follow the machine when other load arrives (about two answers' pieces).
-RTF_WINDOW = 32
 # The retry hint. A slot frees when an answer ends; the agent backs off from this, doubling, with jitter.
 RETRY_AFTER_S = 1.0
 
@@ -38,30 +35,6 @@ class ServerBusy(RuntimeError):
             f"retry in {RETRY_AFTER_S:g} s or use another instance"
         )
         self.retry_after_s = RETRY_AFTER_S
-
-
-class SpeedMeter:
-    """The running real-time factor: synthesis seconds over audio seconds of the last renders."""
-
-    def __init__(self, window: int = RTF_WINDOW):
-        self._samples: collections.deque[tuple[float, float]] = collections.deque(maxlen=window)
-        self._lock = threading.Lock()  # renders finish on worker threads
-        self.baseline: float | None = None  # the warm-up's figure, until renders arrive
-        self.renders = 0  # every render so far: shows whether work stops when its client has gone
-
-    def observe(self, synth_s: float, audio_s: float) -> None:
-        with self._lock:
-            self.renders += 1
-            if audio_s > 0:
-                self._samples.append((synth_s, audio_s))
-
-    @property
-    def rtf(self) -> float | None:
-        with self._lock:
-            audio = sum(a for _, a in self._samples)
-            if audio > 0:
-                return sum(s for s, _ in self._samples) / audio
-        return self.baseline
 
 
 class Ticket:
@@ -80,9 +53,9 @@ class Ticket:
 class Admission:
     """Counts listeners against the capacity; lives in the runtime, used on the event loop only."""
 
-    def __init__(self, workers: int, speed: SpeedMeter, max_sessions: int | None = None):
+    def __init__(self, workers: int, meter: PaceMeter, max_sessions: int | None = None):
         self.workers = workers
-        self.speed = speed
+        self.meter = meter
         self.max_sessions = max_sessions
         self._listeners = 0
 
@@ -95,7 +68,7 @@ class Admission:
         """Listeners this server can keep fed: fixed by ``max_sessions``, else from the measured rtf."""
         if self.max_sessions is not None:
             return self.max_sessions
-        rtf = self.speed.rtf
+        rtf = self.meter.rtf
         if rtf is None or rtf <= 0:
             return 1  # not measured yet: one listener is always safe on a server faster than real time
         return max(1, math.floor(HEADROOM * self.workers / rtf))
@@ -109,10 +82,10 @@ class Admission:
         return Ticket(self)
 
     def snapshot(self) -> dict:
-        rtf = self.speed.rtf
+        rtf = self.meter.rtf
         return {
             "listeners": self._listeners,
             "capacity": self.capacity,
             "rtf": None if rtf is None else round(rtf, 3),
-            "renders": self.speed.renders,
+            "renders": self.meter.observed,
         }

@@ -119,9 +119,9 @@ def resolve(
     offline = manifest()
     cfg = verify(config or PACKAGE_DATA / "kokoro-82m-config.json", None, fix)
 
-    if voices_dir is None and base is None:
+    vdir = voices_dir if voices_dir is not None else base / "voices" if base is not None else None
+    if vdir is None:
         raise AssetError(REPO_ASSETS, "no model assets found", None, FIX_OFFLINE)
-    vdir = voices_dir or base / "voices"
     # The offline set's voices are pinned one by one; explicit or image voices are taken as found.
     pinned = offline["voices"] if voices_dir is None and not in_image else None
     voices = _voice_files(vdir, pinned, fix)

@@ -63,6 +63,20 @@ def serve(
     max_connections: Annotated[
         int, typer.Option(envvar="KOKORO_MAX_CONNECTIONS", help="Open connections before requests get 503.")
     ] = 512,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            envvar="KOKORO_ALLOWED_HOSTS",
+            help="A name besides localhost/127.0.0.1/[::1] that requests may give as Host (repeat; * = any).",
+        ),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            envvar="KOKORO_ALLOWED_ORIGINS",
+            help="A web page origin (http://host:port) allowed to open the session or POST (repeat; * = any).",
+        ),
+    ] = None,
     log_level: Annotated[str, typer.Option(envvar="KOKORO_LOG_LEVEL")] = "info",
 ) -> None:
     """Serve GET /ping, POST /invocations and the WebSocket session on HOST:PORT."""
@@ -84,6 +98,8 @@ def serve(
             max_sessions=max_sessions,
             simulate_rtf=simulate_rtf,
             send_timeout_s=send_timeout,
+            allowed_hosts=tuple(allow_host or ()),
+            allowed_origins=tuple(allow_origin or ()),
         )
         sock = listener.bind(settings.host, settings.port)  # before the model: a busy port fails at once
         resolved = model_assets.resolve(

@@ -58,7 +58,7 @@ def header_deadline_protocol(timeout_s: float) -> type[H11Protocol]:
     class HeaderDeadline(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._arm()
 

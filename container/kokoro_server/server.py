@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
@@ -18,15 +19,18 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
+from kokoro_server.openai_api.routes import openai_routes
 from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
+from speech_protocol.browser_access import BrowserGuard
 from speech_protocol.messages import (
     MAX_FRAME_BYTES,
     SAMPLE_RATE,
     SESSION_PATH,
     ProtocolError,
+    declares_json,
     encode_event,
     loads,
     validate_normalize,
@@ -51,8 +55,7 @@ async def ping(request: Request) -> Response:
 
 
 async def _read_json(request: Request) -> dict:
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type != "application/json":
+    if not declares_json(request.headers.get("content-type", "")):
         raise RequestError(415, "unsupported_media_type", "send the request as application/json")
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
@@ -116,19 +119,26 @@ async def invocations(request: Request) -> Response:
     return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt], background=BackgroundTask(ticket.release))
 
 
+async def _refuse(websocket: WebSocket, error: Exception) -> None:
+    """Accept the socket only to send the error event, then close it with 1013 (try again later)."""
+    await websocket.accept()
+    for frame in encode_event(session_error(error)):
+        if isinstance(frame, bytes):
+            await websocket.send_bytes(frame)
+        else:
+            await websocket.send_text(frame)
+    await websocket.close(code=1013)
+
+
 async def session(websocket: WebSocket) -> None:
     runtime = _runtime(websocket)
     if not runtime.ready:
-        await websocket.accept()
-        await websocket.send_text(encode_event(session_error(NotReady("model is loading")))[0])
-        await websocket.close(code=1013)
+        await _refuse(websocket, NotReady("model is loading"))
         return
     try:
         ticket = runtime.admission.admit()
     except ServerBusy as busy:
-        await websocket.accept()
-        await websocket.send_text(encode_event(session_error(busy))[0])
-        await websocket.close(code=1013)  # try again later
+        await _refuse(websocket, busy)
         return
     try:
         await Session(websocket, runtime).run()
@@ -155,6 +165,8 @@ def create_app(settings: ServerSettings, assets: ModelAssets) -> Starlette:
             Route("/ping", ping, methods=["GET"]),
             Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute(SESSION_PATH, session),
+            *openai_routes(_read_json, _unless_hung_up),  # self-hosting only: SageMaker routes /invocations alone
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BrowserGuard, access=settings.access)],  # 100-browser-reachable-servers.md
     )

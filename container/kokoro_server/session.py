@@ -9,6 +9,7 @@ its next sentence before the previous one's audio has arrived, and a cancel is s
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import logging
@@ -61,6 +62,7 @@ class Session:
         self.runtime = runtime
         self.clock = PlaybackClock()
         self.queue: asyncio.Queue[Utterance | None] = asyncio.Queue()
+        self.waiting: collections.deque[Utterance] = collections.deque()  # the queue's utterances: Queue has no view
         self.current: Utterance | None = None
         self.closing = False
         self._send_lock = asyncio.Lock()
@@ -93,7 +95,7 @@ class Session:
                 session=uuid.uuid4().hex[:12],
                 voices=len(voices),
                 rtf=pace.rtf if pace else None,
-                piece_overhead_s=pace.piece_overhead_s if pace else None,
+                piece_overhead_s=pace.overhead_s if pace else None,
             )
         )
         speaker = asyncio.create_task(self._speak_all())
@@ -150,7 +152,9 @@ class Session:
             except Exception as exc:
                 await self.send(session_error(exc, item.id))
                 return
-            self.queue.put_nowait(Utterance(item, item.id or f"u{next(self._ids)}"))
+            utterance = Utterance(item, item.id or f"u{next(self._ids)}")
+            self.waiting.append(utterance)
+            self.queue.put_nowait(utterance)
         elif isinstance(item, Cancel):
             self._cancel(item.id)
         elif isinstance(item, Close):
@@ -159,7 +163,7 @@ class Session:
 
     def _cancel(self, utterance_id: str | None) -> None:
         """Cancel one utterance by id (queued or speaking), or everything when no id is given."""
-        for utterance in [self.current, *self.queue._queue]:  # noqa: SLF001 - asyncio.Queue has no view
+        for utterance in [self.current, *self.waiting]:
             if utterance is not None and utterance_id in (None, utterance.id):
                 utterance.cancelled = True
 
@@ -170,6 +174,7 @@ class Session:
             utterance = await self.queue.get()
             if utterance is None:
                 return
+            self.waiting.popleft()  # this utterance: both are first in, first out
             self.current = utterance
             try:
                 await self._speak(utterance)

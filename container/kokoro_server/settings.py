@@ -1,12 +1,25 @@
 """The model server's settings: one frozen object, parsed once by the CLI, passed down from there.
 
-It imports nothing of the engine, so that the CLI checks its options before the seconds of loading G2P.
+It imports neither G2P nor a model (of the engine, only its registry's names), so that the CLI checks its
+options before the seconds of loading G2P.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from kokoro_server.engine.registry import ENGINES
+from kokoro_server.engine.slowed import MAX_SIMULATED_RTF
+from speech_protocol.browser_access import (
+    AccessListError,
+    BrowserAccess,
+    access_list,
+    host_name,
+    is_loopback,
+    origin,
+    server_hosts,
+)
 
 DEFAULT_VOICE = "af_heart"
 # Sentence-length, so the real-time factor measured on it (and advertised in Ready) matches real pieces:
@@ -27,17 +40,21 @@ class ServerSettings:
     max_pending: int = 64  # queued utterances per session before the server pushes back
     max_sessions: int | None = None  # listeners at once; None = measured (kokoro_server.admission)
     # Synthesis takes at least this many seconds per second of audio synthesized, the edge silence it trims
-    # included (0 = off): benchmarks only, to measure the agent's policy across real-time factors on one machine.
+    # included (0 = off): benchmarks only, the backend wrapped in kokoro_server.engine.slowed at load.
     simulate_rtf: float = 0.0
     # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
     send_timeout_s: float = 20.0
     warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
     header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
     max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
+    # Names besides the loopback ones a loopback-bound server answers to, and the pages (origins) that may
+    # open its session or POST to it; "*" turns a check off (100-browser-reachable-servers.md).
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.engine not in ("onnx", "torch"):
-            raise ValueError(f"engine: {self.engine!r} is not one of onnx, torch")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine: {self.engine!r} is not one of {', '.join(ENGINES)}")
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"device: {self.device!r} is not one of cpu, cuda")
         if not 0 < self.port < 65536:
@@ -46,14 +63,27 @@ class ServerSettings:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
         if self.max_sessions is not None and self.max_sessions < 1:
             raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
-        if not 0 <= self.simulate_rtf <= 10:
-            raise ValueError("simulate_rtf must be between 0 (off) and 10")
+        if not 0 <= self.simulate_rtf <= MAX_SIMULATED_RTF:
+            raise ValueError(f"simulate_rtf must be between 0 (off) and {MAX_SIMULATED_RTF:g}")
         if not self.send_timeout_s > 0:
             raise ValueError("send_timeout_s must be > 0")
         if not self.header_timeout_s > 0 or self.max_connections < 1:
             raise ValueError("header_timeout must be > 0 and max_connections >= 1")
         if not self.warm_up_text.strip():
             raise ValueError("warm_up_text: must hold words to speak")
+        try:
+            self.access  # noqa: B018 - parsed here so that a malformed name fails at start-up, not per request
+        except AccessListError as err:
+            raise ValueError(f"allowed hosts and origins: {err}") from None
+
+    @property
+    def access(self) -> BrowserAccess:
+        """Bound to loopback: its own names and the allowed origins only (none by default), so no web page
+        can drive it; bound elsewhere (SageMaker's 0.0.0.0) only the lists given, else no check."""
+        hosts = access_list(self.allowed_hosts, host_name)
+        origins = access_list(self.allowed_origins, origin)
+        strict = self.allowed_origins or is_loopback(self.host)
+        return BrowserAccess(hosts=server_hosts(self.host, hosts), origins=origins if strict else None)
 
 
 def offline_environment() -> None:

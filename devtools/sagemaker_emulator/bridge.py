@@ -134,8 +134,8 @@ class Bridge:
             if not pump_out.done() and not self._finished:
                 await asyncio.wait({pump_out})  # the input ended: the container answers until it closes
             for task in (pump_in, pump_out):
-                if task.done() and not task.cancelled() and task.exception():
-                    raise task.exception()
+                if task.done() and not task.cancelled() and (error := task.exception()) is not None:
+                    raise error
         finally:
             pump_in.cancel()
             pump_out.cancel()

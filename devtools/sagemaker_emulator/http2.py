@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import h2.config
 import h2.connection
@@ -56,7 +57,7 @@ class StreamPort:
 
 
 # (port, request headers, request body chunks: bytes, then None at END_STREAM) -> served
-StreamHandler = Callable[[StreamPort, dict[str, str], asyncio.Queue], Awaitable[None]]
+StreamHandler = Callable[[StreamPort, dict[str, str], asyncio.Queue], Coroutine[Any, Any, None]]
 
 
 class Http2Connection:
@@ -64,7 +65,7 @@ class Http2Connection:
         self._reader, self._writer, self._serve = reader, writer, serve_stream
         self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self._bodies: dict[int, asyncio.Queue] = {}
-        self._tasks: dict[int, asyncio.Task] = {}
+        self._tasks: dict[int, asyncio.Task[None]] = {}
         self._window = asyncio.Condition()
         self._closed = False
 
@@ -111,9 +112,11 @@ class Http2Connection:
             body: asyncio.Queue = asyncio.Queue()
             self._bodies[event.stream_id] = body
             port = StreamPort(self, event.stream_id)
-            task = asyncio.create_task(self._serve(port, dict(event.headers), body))
-            self._tasks[event.stream_id] = task
-            task.add_done_callback(lambda _, sid=event.stream_id: self._forget(sid))
+            headers: dict[str, str] = dict(event.headers)  # type: ignore[arg-type]  # h2 declares bytes; header_encoding="utf-8" gives str
+            stream_id = event.stream_id
+            task = asyncio.create_task(self._serve(port, headers, body))
+            self._tasks[stream_id] = task
+            task.add_done_callback(lambda _: self._forget(stream_id))
             if event.stream_ended:
                 body.put_nowait(None)
         elif isinstance(event, h2.events.DataReceived):
@@ -124,8 +127,8 @@ class Http2Connection:
             if event.stream_id in self._bodies:
                 self._bodies[event.stream_id].put_nowait(None)
         elif isinstance(event, h2.events.StreamReset):
-            if task := self._tasks.get(event.stream_id):
-                task.cancel()
+            if served := self._tasks.get(event.stream_id):
+                served.cancel()
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
             await self._window_changed()
         elif isinstance(event, h2.events.ConnectionTerminated):

@@ -35,7 +35,7 @@ async def _forward(settings: Settings, request: h11.Request, body: bytes) -> tup
     headers = {k.decode().lower(): v.decode() for k, v in request.headers}
     if request.method != b"POST" or not PATH.match(request.target.decode().split("?")[0]):
         return _error(404, "UnknownOperationException", {"Message": f"no operation at {request.target.decode()!r}"})
-    forwarded = {k: headers[k] for k in ("content-type", "accept") if k in headers}
+    forwarded: dict[str, str] = {k: headers[k] for k in ("content-type", "accept") if k in headers}
     try:
         async with httpx.AsyncClient(timeout=120.0) as client:
             reply = await client.post(f"{settings.container}/invocations", content=body, headers=forwarded)

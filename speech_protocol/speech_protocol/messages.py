@@ -209,6 +209,16 @@ def decode_client_frame(frame: str | bytes) -> list[ClientMessage | ProtocolErro
     return out
 
 
+JSON_MEDIA_TYPE = "application/json"
+
+
+def declares_json(content_type: str) -> bool:
+    """Whether a ``Content-Type`` header names JSON (parameters such as ``charset`` aside). Bodies are read
+    as JSON only when declared so: a cross-site form or ``text/plain`` POST, which a browser sends without
+    asking the server first, never is (docs/decisions/101-json-only-as-json.md)."""
+    return content_type.split(";", 1)[0].strip().lower() == JSON_MEDIA_TYPE
+
+
 def loads(document: str | bytes) -> Any:
     """``json.loads`` with every way a hostile document fails it as one ``bad_json`` error: bad syntax,
     bad UTF-8, nesting deep enough to exhaust the recursion limit, an integer over 4,300 digits."""
@@ -316,7 +326,12 @@ class Error:
 
 
 ServerEvent = Ready | Start | Audio | Words | End | Error
-_EVENT_TYPES = {"ready": Ready, "start": Start, "end": End, "error": Error}
+_EVENT_TYPES: dict[str, type[Ready | Start | End | Error]] = {
+    "ready": Ready,
+    "start": Start,
+    "end": End,
+    "error": Error,
+}
 
 
 def encode_event(event: ServerEvent) -> list[str | bytes]:

@@ -9,7 +9,6 @@ boundaries the transport's parts have, and turns every failure into a :class:`Tt
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 from collections.abc import AsyncIterator
 
@@ -21,12 +20,14 @@ from .messages import (
     End,
     Error,
     Ready,
+    ServerEvent,
     Start,
     StreamDecoder,
     Synthesize,
     Words,
     encode_client_message,
 )
+from .pace import usable_overhead, usable_rtf
 from .transport import (
     Connector,
     PartStream,
@@ -131,7 +132,7 @@ class TtsSession:
                 self._admit(event)
         return None
 
-    def _admit(self, event) -> None:
+    def _admit(self, event: ServerEvent) -> None:
         """Handle one decoded event: Ready and errors here, the rest queued for :meth:`events`."""
         if isinstance(event, Ready):
             self._ready = True
@@ -226,11 +227,11 @@ class TtsSession:
                     "the model server closed the session",
                     piece_id=min(self._outstanding, default=None),
                 )
-            for event in self._decode(self._decoder, part):
-                self._admit(event)
+            for decoded in self._decode(self._decoder, part):
+                self._admit(decoded)
 
     @staticmethod
-    def _decode(decoder: StreamDecoder, part: bytes | str) -> list:
+    def _decode(decoder: StreamDecoder, part: bytes | str) -> list[ServerEvent]:
         try:
             events = decoder.feed(part)
         except (ValueError, TypeError, KeyError, AttributeError) as err:  # incl. ProtocolError
@@ -240,30 +241,4 @@ class TtsSession:
         return events
 
 
-def usable_rtf(rtf: object) -> float | None:
-    """Ready.rtf if it is a positive finite number, else None: it is a sizing hint, so a server that
-    sends a malformed one is spoken to with the fixed default policy rather than refused."""
-    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
-        return None
-    return float(rtf)
-
-
-# A per-utterance cost past this is not a measurement a client should size pieces by (the 2-core CPU
-# measured about 0.5 s, a GPU about 0.1 s).
-MAX_PIECE_OVERHEAD_S = 10.0
-
-
-def usable_overhead(overhead_s: object) -> float | None:
-    """Ready.piece_overhead_s if it is a finite number in [0, MAX_PIECE_OVERHEAD_S], else None (the
-    client's own default): a sizing hint, like ``rtf``, never a reason to refuse a server."""
-    if (
-        isinstance(overhead_s, bool)
-        or not isinstance(overhead_s, (int, float))
-        or not math.isfinite(overhead_s)
-        or not 0 <= overhead_s <= MAX_PIECE_OVERHEAD_S
-    ):
-        return None
-    return float(overhead_s)
-
-
-__all__ = ["SessionEvent", "TtsError", "TtsSession", "usable_overhead", "usable_rtf"]
+__all__ = ["SessionEvent", "TtsError", "TtsSession"]

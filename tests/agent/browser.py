@@ -98,14 +98,15 @@ class Page:
 
 
 @contextlib.asynccontextmanager
-async def chromium_page(url: str) -> AsyncIterator[Page]:
-    """A headless Chromium showing ``url``; stopped on exit."""
+async def chromium_page(url: str, *flags: str) -> AsyncIterator[Page]:
+    """A headless Chromium showing ``url``, started with ``flags`` besides the usual; stopped on exit."""
     port = free_port()
     profile = tempfile.TemporaryDirectory()
     proc = subprocess.Popen(
         [
             chromium_path(),
             *CHROMIUM_FLAGS,
+            *flags,
             f"--remote-debugging-port={port}",
             f"--user-data-dir={profile.name}",
             "about:blank",

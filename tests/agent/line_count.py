@@ -10,7 +10,7 @@ def lines_executed(work: Callable[[], object], package: str = "voice_agent") -> 
     """Run ``work`` and return how many lines of ``package``'s code ran (repeatable, load-independent)."""
     count = 0
 
-    def tracer(frame, event, _arg):  # noqa: ANN001 - sys.settrace's signature
+    def tracer(frame, event, _arg):  # sys.settrace's signature
         nonlocal count
         if package not in frame.f_code.co_filename:
             return None

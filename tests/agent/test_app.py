@@ -10,10 +10,11 @@ import httpx
 import pytest
 from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
-from speech import transcribe, wer
+from speech import assert_heard
 
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.answer_recording import events_from_sse
+from speech_protocol.browser_access import BrowserAccess
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
 from voice_agent.request import MAX_PROMPT_CHARS
@@ -23,10 +24,14 @@ REPLY = "The weather is lovely today. You could walk along the river after lunch
 
 
 @contextlib.contextmanager
-def agent_for(model_url: str, reply: str = REPLY, tokens_per_s: float = 50.0) -> Iterator[str]:
+def agent_for(
+    model_url: str, reply: str = REPLY, tokens_per_s: float = 50.0, access: BrowserAccess = BrowserAccess()
+) -> Iterator[str]:
+    """The agent on a free loopback port; ``access``: as deployed (no check) unless a test gives one."""
     settings = AgentSettings(
         tts=TtsSettings(transport="websocket", url=model_url, timeout_s=60.0),
         llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
+        access=access,
     )
     with agent_server_thread(create_app(settings)) as url:
         yield url
@@ -64,8 +69,7 @@ async def test_three_sentences_are_spoken_as_they_are_written(agent_url: str) ->
     pieces = [e.text for e in events if isinstance(e, PieceSent)]
     assert pieces[-1].endswith("bring a hat")  # the last sentence has no punctuation and is spoken
     pcm = b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
-    heard = transcribe(pcm, 24_000)
-    assert wer(REPLY, heard) <= 0.1, heard
+    assert_heard(pcm, 24_000, REPLY)
     assert events[-1].text == REPLY and events[-1].audio_s == pytest.approx(len(pcm) / 48_000, abs=0.01)
 
 

@@ -193,7 +193,7 @@ async def test_bye_ends_the_turn_and_closes_the_socket() -> None:
 
 @pytest.mark.slow
 async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(model_server_url: str) -> None:
-    from speech import transcribe, wer
+    from speech import assert_heard
 
     with agent_for(model_server_url, REPLY, tokens_per_s=40.0) as url:
         async with talk(url) as t:
@@ -207,7 +207,7 @@ async def test_real_model_server_speaks_a_turn_and_an_interrupt_silences_it(mode
             cut = await t.until("turn_end", turn="t2")
             await t.quiet(1.0)
     assert whole["interrupted"] is False and whole["heard_text"] == REPLY
-    assert wer(REPLY, transcribe(pcm, 24_000)) <= 0.15
+    assert_heard(pcm, 24_000, REPLY, max_wer=0.15)
     after_cut = t.received.frames[t.received.frames.index(cut) + 1 :]
     assert cut["interrupted"] is True and not any(isinstance(f, bytes) for f in after_cut)
     assert REPLY.startswith(cut["heard_text"])

@@ -9,11 +9,13 @@ from pathlib import Path
 
 from browser import chromium_page
 from scripted_model_server import scripted_model_server
+from servers import free_port
 from test_app import agent_for
 from word_server import WordServer
 
+from cli.local.agent_local import agent_access
 from cli.local.agent_local_servers import agent_server_thread
-from cli.local.web_page import local_connect_url, page_app
+from cli.local.web_page import local_connect_url, new_token, page_app
 
 REPLY = (
     "Rivers are best walked in the morning, when the light is low and the paths are quiet. "
@@ -25,12 +27,14 @@ SCREENSHOT = os.environ.get("CONVERSATION_SCREENSHOT")
 
 async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) -> None:
     server = WordServer(pace_s=0.05)  # pieces are made at twice real time
+    page_port, token = free_port(), new_token()
+    access = agent_access("127.0.0.1", page_port, frozenset(), frozenset())  # as deploy-agent local --web
     async with scripted_model_server(server) as model_url:
         with (
-            agent_for(model_url, REPLY, tokens_per_s=30.0) as agent_url,
-            agent_server_thread(page_app(local_connect_url(agent_url))) as page_url,
+            agent_for(model_url, REPLY, tokens_per_s=30.0, access=access) as agent_url,
+            agent_server_thread(page_app(local_connect_url(agent_url), token), port=page_port) as page_url,
         ):
-            async with chromium_page(page_url) as page:
+            async with chromium_page(f"{page_url}/?token={token}") as page:
                 await page.wait_for("talk.events.some(e => e.type === 'ready')")
                 await page.type_text("#prompt", "Where should I walk today?")
                 await page.press_enter()

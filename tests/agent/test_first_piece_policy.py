@@ -11,16 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from line_count import lines_executed
 
+from speech_protocol.pace import PIECE_OVERHEAD_S, SPEECH_WORDS_PER_S, SpeechModel
 from voice_agent.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
     MAX_RAMP_WORDS,
     NEXT_PIECE_WORDS,
-    PIECE_OVERHEAD_S,
-    SPEECH_WORDS_PER_S,
     SegmentPolicy,
     SegmentPolicyError,
-    SpeechModel,
     adaptive_policy,
     first_piece_words,
     ramp_words,

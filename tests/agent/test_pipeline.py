@@ -164,7 +164,7 @@ def recording_server(
     async def script(peer: Peer) -> None:
         if greeted is not None:
             await asyncio.wait_for(greeted.wait(), 5)
-        await peer.send(Ready(session="scripted", rtf=rtf, piece_overhead_s=piece_overhead_s))  # type: ignore[arg-type]
+        await peer.send(Ready(session="scripted", rtf=rtf, piece_overhead_s=piece_overhead_s))  # type: ignore[arg-type]  # hostile rtf values on purpose
         while isinstance(message := await peer.next_message(), Synthesize):
             heard.append(message.text)
             await peer.speak(message, chunks=1)

@@ -300,20 +300,20 @@ def test_a_bad_policy_is_refused_when_built(bad: dict) -> None:
 
 def test_the_policy_is_frozen() -> None:
     with pytest.raises(AttributeError):
-        SegmentPolicy().max_chars = 10  # type: ignore[misc]
+        SegmentPolicy().max_chars = 10  # type: ignore[misc]  # assigning to a frozen field is the test
 
 
 @pytest.mark.parametrize("bad", [None, b"bytes", 42, ["list"]])
 def test_a_delta_that_is_not_text_is_a_type_error(bad: object) -> None:
     segmenter = Segmenter()
     with pytest.raises(TypeError, match="delta must be str"):
-        segmenter.feed(bad)  # type: ignore[arg-type]
+        segmenter.feed(bad)  # type: ignore[arg-type]  # a delta that is not str is the test
     assert segmenter.feed("Still works. ") == []
 
 
 def test_a_policy_that_is_not_a_policy_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="SegmentPolicy"):
-        Segmenter({"max_chars": 10})  # type: ignore[arg-type]
+        Segmenter({"max_chars": 10})  # type: ignore[arg-type]  # a dict instead of a SegmentPolicy is the test
 
 
 # -- hostile input ---------------------------------------------------------------------------------------------

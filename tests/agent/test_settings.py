@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, SettingsError, settings_from_env
+from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess
+from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, SettingsError, settings_from_env, settings_to_env
 
 SAGEMAKER = {"TTS_TRANSPORT": "sagemaker", "TTS_ENDPOINT_NAME": "kokoro-tts", "TTS_REGION": "us-west-2"}
 
@@ -56,6 +59,8 @@ def test_api_key_is_not_in_the_repr() -> None:
         ({**SAGEMAKER, "LLM_PROVIDER": "openai"}, "LLM_BASE_URL"),
         ({**SAGEMAKER, "LLM_PROVIDER": "scripted", "LLM_TOKENS_PER_S": "0"}, "LLM_TOKENS_PER_S"),
         ({**SAGEMAKER, "LLM_PROVIDER": "scripted", "LLM_REPLY": "  "}, "LLM_REPLY"),
+        ({**SAGEMAKER, "AGENT_ALLOWED_ORIGINS": "app.example"}, "AGENT_ALLOWED_ORIGINS: not an origin"),
+        ({**SAGEMAKER, "AGENT_ALLOWED_HOSTS": "box.lan:8080"}, "AGENT_ALLOWED_HOSTS: not a host name"),
     ],
 )
 def test_bad_environment_names_the_variable(env: dict, names: str | None) -> None:
@@ -64,3 +69,26 @@ def test_bad_environment_names_the_variable(env: dict, names: str | None) -> Non
         return
     with pytest.raises(SettingsError, match=names):
         settings_from_env(env)
+
+
+def test_as_deployed_no_page_or_name_is_checked_unless_the_operator_lists_some() -> None:
+    assert settings_from_env(SAGEMAKER).access == BrowserAccess()
+    env = {**SAGEMAKER, "AGENT_ALLOWED_ORIGINS": "https://app.example, http://127.0.0.1:8000/"}
+    assert settings_from_env(env).access.origins == {"https://app.example", "http://127.0.0.1:8000"}
+    assert settings_from_env({**SAGEMAKER, "AGENT_ALLOWED_ORIGINS": "none"}).access.origins == frozenset()
+    assert settings_from_env({**SAGEMAKER, "AGENT_ALLOWED_ORIGINS": "*"}).access == BrowserAccess()
+
+
+@pytest.mark.parametrize(
+    "access",
+    [
+        BrowserAccess(),
+        BrowserAccess(hosts=LOOPBACK_NAMES, origins=frozenset()),
+        BrowserAccess(
+            hosts=LOOPBACK_NAMES | {"box.lan"}, origins=frozenset({"http://localhost:8000", "http://[::1]:1"})
+        ),
+    ],
+)
+def test_the_lists_travel_to_the_agents_own_process(access: BrowserAccess) -> None:
+    settings = replace(settings_from_env(SAGEMAKER), access=access)
+    assert settings_from_env(settings_to_env(settings)) == settings

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bench.errors import BenchError
 from bench.lower_bound import fit_speech_model, lower_bound, natural_cuts, word_ready_times
-from voice_agent.first_piece import SpeechModel
+from speech_protocol.pace import SpeechModel
 
 
 def brute_force(ready: list[float], model: SpeechModel, allowed: set[int] | None = None) -> float:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bench.policy_sweep import first_audio_and_stall, llm_timeline, pieces_of, sweep
-from voice_agent.first_piece import SegmentPolicy, SpeechModel
+from speech_protocol.pace import SpeechModel
+from voice_agent.first_piece import SegmentPolicy
 
 
 def test_the_timeline_is_the_scripted_llms_and_the_pieces_the_segmenters() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from speech import transcribe, wer
+from speech import assert_heard
 
 from bench.texts import LONG, SHORT
 from voice_agent.first_piece import adaptive_policy
@@ -19,8 +19,7 @@ def pieces_of(text: str, rtf: float) -> list[str]:
 
 def heard_as_written(url: str, piece: str) -> None:
     reply = httpx.post(f"{url}/invocations", json={"text": piece, "format": "pcm"}, timeout=120)
-    heard = transcribe(reply.content, 24_000)
-    assert wer(piece, heard) <= 0.1, (piece, heard)
+    assert_heard(reply.content, 24_000, piece)
 
 
 @pytest.mark.slow

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 import numpy as np
 import pytest
 
 from kokoro_server import assets as model_assets
 from kokoro_server.audio import first_audible_sample, to_pcm16, trim_silence
-from kokoro_server.engine.backend import MAX_PHONEMES, load_backend
+from kokoro_server.engine.backend import MAX_PHONEMES
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
-from kokoro_server.engine.synthesizer import NothingToSay, Pace, Synthesizer, Timing
+from kokoro_server.engine.registry import load_backend
+from kokoro_server.engine.slowed import SlowedBackend
+from kokoro_server.engine.synthesizer import NothingToSay, Synthesizer
 from kokoro_server.engine.voices import UnknownVoice, VoiceBank
 
 
@@ -92,27 +97,33 @@ def test_untrimmed_output_has_the_lead_in(assets):
 
 def test_warm_up_measures_the_pace_on_the_real_weights(synth):
     pace = synth.warm_up(rounds=1)
-    assert pace.rtf > 0 and pace.piece_overhead_s >= 0
+    assert pace.rtf > 0 and pace.overhead_s >= 0
     with pytest.raises(ValueError, match="at least one round"):
         synth.warm_up(rounds=0)
 
 
-@pytest.mark.parametrize(
-    ("short", "sentence", "simulate", "expected"),
-    [
-        # a 1 s piece in 0.9 s beside a 4 s sentence in 1.6 s: rtf 0.4, and 0.5 s the short piece cost beyond it
-        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.5)),
-        # a short piece cheaper than its share never gives a negative cost
-        (Timing(0.2, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.0, Pace(rtf=0.4, piece_overhead_s=0.0)),
-        # slowed to 0.5 s per second synthesized: the sentence holds its worker 2.3 s for 4 s heard, the short
-        # piece still its own 0.9 s (more than 0.5 x 1.6)
-        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 0.5, Pace(rtf=0.575, piece_overhead_s=0.325)),
-        # slowed past both: the cost per piece is the edge silence at the slowed speed
-        (Timing(0.9, 1.0, 1.6), Timing(1.6, 4.0, 4.6), 2.0, Pace(rtf=2.3, piece_overhead_s=0.9)),
-    ],
-)
-def test_the_pace_is_the_sentences_rtf_and_what_a_short_piece_cost_beyond_it(short, sentence, simulate, expected):
-    assert Pace.measured(short, sentence, simulate) == expected
+@pytest.mark.slow
+def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets):
+    """The benchmark's slowing is a backend like any other: the synthesizer above it measures it unaware."""
+    slowed = load_backend("onnx", assets, "cpu", 0, simulate_rtf=1.5)
+    assert isinstance(slowed, SlowedBackend) and slowed.name == "onnx"
+    style = VoiceBank(assets).get("af_heart")
+    start = time.perf_counter()
+    out = slowed.infer("hˈɛlO.", style.style_for(6), 1.0)
+    assert time.perf_counter() - start >= 1.5 * len(out.audio) / 24000  # held at least that long, by construction
+    pace = Synthesizer(slowed, Phonemizer(), VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
+    assert pace.rtf >= 1.5  # the trimmed audio is shorter than what the engine produced, so slower still
+
+
+@pytest.mark.parametrize("rtf", [-0.5, 0.0, 10.5, math.nan])
+def test_a_slowed_backend_needs_a_sensible_rtf(assets, rtf):
+    with pytest.raises(ValueError, match="slowed backend needs an rtf"):
+        SlowedBackend(load_backend("onnx", assets, "cpu", 0), rtf)
+
+
+def test_an_unknown_engine_is_refused_by_name(assets):
+    with pytest.raises(ValueError, match="unknown engine 'tpu': use 'onnx' or 'torch'"):
+        load_backend("tpu", assets, "cpu", 0)
 
 
 def test_nothing_to_say(synth):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import websockets
 from session_client import ends, read_until, ws_url
-from speech import transcribe, wer
+from speech import assert_heard, misread, transcribe, wer
 
 from speech_protocol.messages import Audio, StreamDecoder, Synthesize, encode_client_message
 
@@ -23,8 +23,7 @@ SENTENCES = [
 @pytest.mark.parametrize("text", SENTENCES)
 def test_invocations_speech_is_intelligible(model_server_url, text):
     r = httpx.post(f"{model_server_url}/invocations", json={"text": text, "format": "pcm"}, timeout=60)
-    heard = transcribe(r.content, 24000)
-    assert wer(text, heard) <= 0.1, heard
+    assert_heard(r.content, 24000, text)
 
 
 def test_session_speech_over_binary_frames_is_intelligible(model_server_url):
@@ -36,9 +35,17 @@ def test_session_speech_over_binary_frames_is_intelligible(model_server_url):
             return b"".join(e.pcm for e in events if isinstance(e, Audio))
 
     pcm = asyncio.run(speak())
-    reference = " ".join(SENTENCES)
-    heard = transcribe(pcm, 24000)
-    assert wer(reference, heard) <= 0.1, heard
+    assert_heard(pcm, 24000, " ".join(SENTENCES))
+
+
+def test_a_wrong_number_is_heard_as_wrong(model_server_url):
+    """Guards the checks above: the sentence said with other numbers ("five people at eight forty") is
+    not heard as the right one."""
+    wrong = misread(SENTENCES[1])
+    r = httpx.post(f"{model_server_url}/invocations", json={"text": wrong, "format": "pcm"}, timeout=60)
+    heard = transcribe(r.content, 24000)
+    assert wer(wrong, heard) <= 0.1, heard
+    assert wer(SENTENCES[1], heard) > 0.1, heard
 
 
 def test_recogniser_does_not_hear_words_in_noise():

@@ -19,8 +19,9 @@ from servers import model_server_process
 from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
-from kokoro_server.engine.backend import FRAME_SAMPLES, load_backend
+from kokoro_server.engine.backend import FRAME_SAMPLES
 from kokoro_server.engine.phonemes import Phonemizer
+from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline

@@ -15,9 +15,9 @@ import websockets
 
 models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
-from emulator import sagemaker_emulator  # noqa: E402
+from emulator import sagemaker_emulator  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 
-from voice_agent.tts_client.sagemaker import SdkStreamOpener  # noqa: E402
+from voice_agent.tts_client.sagemaker import SdkStreamOpener  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 
 SESSION_PATH = "/invocations-bidirectional-stream"
 

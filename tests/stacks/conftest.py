@@ -32,7 +32,8 @@ def cpu_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 
 @pytest.fixture(scope="session")
 def prebuilt_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """Both images given by URI, a geographic inference profile, other stack and runtime names."""
+    """Both images given by URI, a geographic inference profile, other stack and runtime names, and the
+    web pages allowed to call the runtime."""
     context = {
         "image_uri": MODEL_IMAGE,
         "agent_artifact": "image",
@@ -41,5 +42,6 @@ def prebuilt_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
         "model_stack_name": "TtsStaging",
         "agent_stack_name": "AgentStaging",
         "runtime_name": "voice_agent_staging",
+        "agent_allowed_origins": "https://app.example, http://127.0.0.1:8000",
     }
     return synthesize(context, tmp_path_factory.mktemp("prebuilt"))

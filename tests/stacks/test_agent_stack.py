@@ -62,6 +62,12 @@ def test_runtime_environment_points_the_agent_at_the_endpoint_and_the_model(
     assert environment["LLM_MODEL_ID"] == "amazon.nova-lite-v1:0"
 
 
+def test_origins_are_checked_only_when_the_operator_names_some(default_build: Synthesized, prebuilt_build: Synthesized):
+    assert "AGENT_ALLOWED_ORIGINS" not in runtime(default_build)["Properties"]["EnvironmentVariables"]
+    environment = runtime(prebuilt_build)["Properties"]["EnvironmentVariables"]
+    assert environment["AGENT_ALLOWED_ORIGINS"] == "http://127.0.0.1:8000 https://app.example"
+
+
 def test_tts_permission_is_both_invoke_actions_on_exactly_the_endpoint(
     default_build: Synthesized, cpu_build: Synthesized
 ):

@@ -78,6 +78,7 @@ BAD_VALUES = [
     ("model_id", "Bedrock model id", ["gpt-4o"]),
     ("agent_artifact", "one of code, container, image", ["zip"]),
     ("runtime_name", "AgentCore runtime name", ["kokoro-voice-agent", "_agent", "a" * 49]),
+    ("agent_allowed_origins", "not an origin", ["null", "app.example", "https://app.example/path"]),
 ]
 
 
@@ -90,6 +91,14 @@ def test_each_bad_value_names_its_key(key: str, value: str, expected: str):
     assert caught.value.key == key
     assert str(caught.value).startswith(f"context key '{key}': ")
     assert f"`cdk ... -c {key}=VALUE`" in str(caught.value)
+
+
+def test_allowed_origins_are_normalized_and_sorted():
+    settings = parse_settings(
+        {"agent_allowed_origins": "https://b.example http://127.0.0.1:8000/, HTTPS://A.example:443"}
+    )
+    assert settings.agent_allowed_origins == ("http://127.0.0.1:8000", "https://a.example", "https://b.example")
+    assert parse_settings({"agent_allowed_origins": "*"}).agent_allowed_origins == ()
 
 
 def test_bounds_are_checked_against_each_other():
@@ -111,4 +120,4 @@ def test_image_artifact_and_its_uri_come_together():
 def test_settings_are_frozen():
     settings = parse_settings({})
     with pytest.raises(AttributeError):
-        settings.instance_type = "ml.p5.48xlarge"  # type: ignore[misc]
+        settings.instance_type = "ml.p5.48xlarge"  # type: ignore[misc]  # assigning to a frozen field is the test

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from strands.types.content import ContentBlock, Messages
+
 from ..events import WordSpan
 
 # A second text block after the heard words: the LLM sees the cut; the heard text itself stays verbatim.
@@ -37,10 +39,10 @@ def heard_text(answer: str, words: Sequence[WordSpan], played_s: float) -> str:
     return answer[:cursor]
 
 
-def record_interrupted(messages: list[dict[str, Any]], heard: str) -> None:
+def record_interrupted(messages: Messages, heard: str) -> None:
     """Make the turn's assistant message hold only ``heard`` (plus the mark), whether the LLM had finished
     writing (its full answer is replaced) or was stopped mid-stream (no assistant message yet)."""
-    content = [{"text": heard}] if heard else []
+    content: list[ContentBlock] = [{"text": heard}] if heard else []
     content.append({"text": INTERRUPTED_MARK})
     if messages and messages[-1].get("role") == "assistant":
         messages[-1]["content"] = content
@@ -48,14 +50,14 @@ def record_interrupted(messages: list[dict[str, Any]], heard: str) -> None:
         messages.append({"role": "assistant", "content": content})
 
 
-def close_failed_turn(messages: list[dict[str, Any]]) -> None:
+def close_failed_turn(messages: Messages) -> None:
     """A turn that failed before the LLM finished leaves the user's message unanswered; two user messages
     in a row are refused by the LLM APIs, so the failed turn is recorded as an empty interrupted answer."""
     if messages and messages[-1].get("role") == "user":
         record_interrupted(messages, "")
 
 
-def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def transcript(messages: Messages) -> list[dict[str, Any]]:
     """The history as the page shows it: who said what, and which answers were cut off."""
     lines = []
     for message in messages:

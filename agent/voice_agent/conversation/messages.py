@@ -58,11 +58,9 @@ class Bye:
 ClientMessage = Prompt | Interrupt | Bye
 
 
-def _played_s(obj: dict[str, Any], required: bool) -> float | None:
+def _played_s(obj: dict[str, Any]) -> float | None:
     value = obj.get("played_s")
     if value is None:
-        if required:
-            raise BadMessage("missing_played_s", "an interrupt needs 'played_s': seconds of this turn's audio heard")
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise BadMessage("bad_played_s", "'played_s' must be a number of seconds")
@@ -92,9 +90,12 @@ def parse_client_frame(message: dict[str, Any]) -> ClientMessage:
         except AgentError as err:  # same checks as /invocations, named for this message's field
             code = PROMPT_CODES.get(err.code, err.code)
             raise BadMessage(code, err.message.replace("prompt", "text")) from None
-        return Prompt(request.prompt, request.voice, request.speed, _played_s(obj, required=False))
+        return Prompt(request.prompt, request.voice, request.speed, _played_s(obj))
     if kind == "interrupt":
-        return Interrupt(_played_s(obj, required=True))  # type: ignore[arg-type]
+        played_s = _played_s(obj)
+        if played_s is None:
+            raise BadMessage("missing_played_s", "an interrupt needs 'played_s': seconds of this turn's audio heard")
+        return Interrupt(played_s)
     if kind == "bye":
         return Bye()
     raise BadMessage("unknown_type", f"unknown message type {str(kind)[:40]!r}; use prompt, interrupt or bye")

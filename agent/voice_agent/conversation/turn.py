@@ -80,4 +80,4 @@ async def stream_turn(turn: Turn, answer: AsyncIterator[AgentEvent], outbox: Out
             elif isinstance(item, Summary):
                 turn.summary = item
     finally:
-        await answer.aclose()  # type: ignore[attr-defined]
+        await answer.aclose()  # type: ignore[attr-defined]  # speak_answer is an async generator typed AsyncIterator

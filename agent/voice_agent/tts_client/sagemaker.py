@@ -41,7 +41,7 @@ def _sdk() -> Any:
         import aws_sdk_sagemaker_runtime_http2 as sdk
         import aws_sdk_sagemaker_runtime_http2.client
         import aws_sdk_sagemaker_runtime_http2.config
-        import aws_sdk_sagemaker_runtime_http2.models  # noqa: F401
+        import aws_sdk_sagemaker_runtime_http2.models
     except ImportError as err:
         raise TtsTransportUnavailable(
             "TTS_TRANSPORT=sagemaker needs aws-sdk-sagemaker-runtime-http2[awscrt] (Python >= 3.12)"

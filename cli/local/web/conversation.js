@@ -18,6 +18,14 @@ function sessionId() {
   return id;  // 36 characters: AgentCore wants 33 or more
 }
 
+// The per-run token the command printed in the page's URL: /connect answers only with it. Kept for the
+// tab, so a reload or a URL without it still connects.
+function pageToken() {
+  const given = new URLSearchParams(location.search).get("token");
+  if (given) sessionStorage.setItem("pageToken", given);
+  return given || sessionStorage.getItem("pageToken") || "";
+}
+
 function status(text) { $("status").textContent = text; }
 
 function bubble(cls, text) {
@@ -30,7 +38,7 @@ function bubble(cls, text) {
 
 async function connect() {
   talk.session = sessionId();
-  const reply = await fetch("/connect?session=" + encodeURIComponent(talk.session));
+  const reply = await fetch("/connect?" + new URLSearchParams({ session: talk.session, token: pageToken() }));
   const body = await reply.json();
   if (!reply.ok) throw new Error(body.error ? body.error.message : "cannot connect");
   const socket = new WebSocket(body.url);

@@ -1,8 +1,11 @@
-"""The seam between the engine and a model runtime: phonemes and a style vector in, audio and durations out."""
+"""The seam between the engine and a model runtime: phonemes and a style vector in, audio and durations out.
+
+Only the interface: the backends implement it (:mod:`onnx_backend`, :mod:`torch_backend`, the benchmark's
+:mod:`slowed`), :mod:`registry` picks one, and nothing here imports any of them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -30,34 +33,3 @@ class Backend(Protocol):
     def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
         """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``)."""
         ...
-
-
-def token_ids(phonemes: str, vocab: Mapping[str, int]) -> list[int]:
-    """The model's input ids for ``phonemes``: characters outside the vocabulary are skipped, as
-    kokoro's own ``KModel`` does."""
-    return [vocab[p] for p in phonemes if p in vocab]
-
-
-def frames_per_character(phonemes: str, vocab: Mapping[str, int], token_frames: np.ndarray) -> np.ndarray:
-    """Spread the model's frames per input token (pads included) over the characters of ``phonemes``."""
-    token_frames = np.asarray(token_frames, dtype=np.int64).reshape(-1)
-    known = np.array([p in vocab for p in phonemes], dtype=bool)
-    if token_frames.size != int(known.sum()) + 2:
-        raise ValueError(f"the model gave {token_frames.size} durations for {int(known.sum())} tokens + 2 pads")
-    frames = np.zeros(len(phonemes) + 2, dtype=np.int64)
-    frames[0], frames[-1] = token_frames[0], token_frames[-1]
-    frames[1:-1][known] = token_frames[1:-1]
-    return frames
-
-
-def load_backend(engine: str, assets, device: str, threads: int) -> Backend:
-    """Import and build the backend named ``engine``; the only place that picks one."""
-    if engine == "onnx":
-        from kokoro_server.engine.onnx_backend import OnnxBackend
-
-        return OnnxBackend(assets, device=device, threads=threads)
-    if engine == "torch":
-        from kokoro_server.engine.torch_backend import TorchBackend
-
-        return TorchBackend(assets, device=device, threads=threads)
-    raise ValueError(f"unknown engine {engine!r}: use 'onnx' or 'torch'")

@@ -11,8 +11,9 @@ import numpy as np
 import onnxruntime as ort
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import Inference, frames_per_character, token_ids
+from kokoro_server.engine.backend import Inference
 from kokoro_server.engine.timed_onnx import DURATIONS_OUTPUT, expose
+from kokoro_server.engine.tokens import frames_per_character, token_ids
 
 
 class OnnxBackend:
@@ -25,6 +26,8 @@ class OnnxBackend:
         providers = ["CPUExecutionProvider"]
         if device == "cuda":
             providers.insert(0, "CUDAExecutionProvider")
+        if assets.onnx_model is None:
+            raise ValueError("these model assets hold no ONNX model (resolve them for engine 'onnx')")
         model = expose(assets.onnx_model.read_bytes())
         self._session = ort.InferenceSession(model, options, providers=providers)
         self._vocab = assets.vocab()

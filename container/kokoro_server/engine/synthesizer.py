@@ -20,38 +20,10 @@ from kokoro_server.engine.voices import Voice, VoiceBank
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
 from kokoro_server.settings import WARM_UP_TEXT
 from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.pace import SpeechModel, Timing
 
 # The short piece timed beside the warm-up text ("Thanks for asking,"): the length of an eager first piece.
 SHORT_PIECE_WORDS = 3
-
-
-@dataclass(frozen=True)
-class Timing:
-    synth_s: float
-    audio_s: float  # heard: trimmed
-    synthesized_s: float  # produced by the engine, edge silence included
-
-
-@dataclass(frozen=True)
-class Pace:
-    """How fast this server speaks: an utterance of ``a`` audio seconds takes ``piece_overhead_s + rtf * a``.
-
-    ``rtf`` is measured on a sentence (what clients and admission have always used), ``piece_overhead_s``
-    on a short piece, as what it took beyond ``rtf`` times its audio. The model synthesizes the silence
-    it trims from each edge of every utterance (about 0.7 s of audio at Kokoro's padding), which is
-    why a 3-word piece costs far more than its share (docs/decisions/088-piece-overhead.md).
-    """
-
-    rtf: float
-    piece_overhead_s: float
-
-    @classmethod
-    def measured(cls, short: Timing, sentence: Timing, simulate_rtf: float = 0.0) -> Pace:
-        """From two timings; ``simulate_rtf``: each took at least that many seconds per second of audio
-        synthesized, as a server slowed on purpose holds its worker (benchmarks)."""
-        short_s = max(short.synth_s, simulate_rtf * short.synthesized_s)
-        rtf = max(sentence.synth_s, simulate_rtf * sentence.synthesized_s) / sentence.audio_s
-        return cls(rtf=round(rtf, 3), piece_overhead_s=round(max(0.0, short_s - rtf * short.audio_s), 3))
 
 
 class NothingToSay(ValueError):
@@ -72,12 +44,10 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Rendered:
-    """A chunk's audio, trimmed, and each word's ``(first, last)`` sample in it (see word_timing);
-    ``synthesized_s``: the audio the engine produced before trimming, which its time was spent on."""
+    """A chunk's audio, trimmed, and each word's ``(first, last)`` sample in it (see word_timing)."""
 
     audio: np.ndarray
     spans: dict[int, tuple[int, int]]
-    synthesized_s: float
 
 
 class Synthesizer:
@@ -113,32 +83,27 @@ class Synthesizer:
     def render(self, chunk: Chunk) -> Rendered:
         out = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
-        return Rendered(
-            cut(out.audio, start, stop),
-            chunk_spans(chunk.owners, out.frames, start, stop),
-            len(out.audio) / SAMPLE_RATE,
-        )
+        return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop))
 
     def speak(self, text: str, voice: str | None = None, speed: float = 1.0) -> np.ndarray:
         """The whole utterance in one array: for warm-up, tests and the benchmark's baseline."""
         parts = [self.render(c).audio for c in self.plan(text, voice, speed)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
-    def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3, simulate_rtf: float = 0.0) -> Pace:
+    def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3) -> SpeechModel:
         """Speak ``text`` and its first few words ``rounds`` times (first calls are up to 2x slower): the
-        speed clients pace themselves by (:class:`Pace`), from the last round's sentence and the median
-        round's short piece (its cost is a small difference of noisy figures: one run read 0.14 s on a
-        single round, the next 0.32 s). ``simulate_rtf``: the pace of a server slowed on purpose to at
-        least that rtf (benchmarks)."""
+        pace clients size their pieces by (:meth:`SpeechModel.measured`), from the last round's sentence and
+        the median round's short piece, whose cost is a small difference of noisy figures
+        (docs/decisions/088-piece-overhead.md). A slowed backend (:mod:`.slowed`) is timed as it runs."""
         if rounds < 1:
             raise ValueError("warm-up needs at least one round")
         short = " ".join(text.split()[:SHORT_PIECE_WORDS])
         timed = [(self._timed(short), self._timed(text)) for _ in range(rounds)]
         shorts = sorted((piece for piece, _ in timed), key=lambda t: t.synth_s)
-        return Pace.measured(short=shorts[len(shorts) // 2], sentence=timed[-1][1], simulate_rtf=simulate_rtf)
+        return SpeechModel.measured(short=shorts[len(shorts) // 2], sentence=timed[-1][1])
 
     def _timed(self, text: str) -> Timing:
         start = time.perf_counter()
         parts = [self.render(c) for c in self.plan(text, None, 1.0)]
         heard = sum(len(part.audio) for part in parts) / SAMPLE_RATE
-        return Timing(time.perf_counter() - start, max(heard, 1e-3), sum(part.synthesized_s for part in parts))
+        return Timing(time.perf_counter() - start, max(heard, 1e-3))

@@ -10,7 +10,8 @@ import torch
 from kokoro import KModel
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import Inference, frames_per_character
+from kokoro_server.engine.backend import Inference
+from kokoro_server.engine.tokens import frames_per_character
 
 
 class TorchBackend:

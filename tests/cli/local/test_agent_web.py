@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 import pytest
+from browser_requests import handshake, refusal_code
 from servers import REPO, SERVER_START_S, free_port
 from websockets.asyncio.client import connect
 
@@ -24,6 +26,9 @@ from voice_agent.conversation import SESSION_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
 SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
+TOKEN = "a-per-run-token"
+# The page URL deploy-agent prints: its per-run token lets the page's /connect answer.
+PAGE_URL = re.compile(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+")
 
 
 @pytest.fixture
@@ -46,13 +51,13 @@ def test_presigned_url_has_agentcores_shape(fake_credentials: None) -> None:
 
 
 async def test_page_server_hands_out_a_fresh_url_per_connection(fake_credentials: None) -> None:
-    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN))
+    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN), TOKEN)
     with agent_server_thread(app) as page_url:
         async with httpx.AsyncClient(base_url=page_url) as client:
             page = await client.get("/")
             script = await client.get("/conversation.js")
-            good = await client.get("/connect", params={"session": SESSION})
-            bad = await client.get("/connect", params={"session": "short"})
+            good = await client.get("/connect", params={"session": SESSION, "token": TOKEN})
+            bad = await client.get("/connect", params={"session": "short", "token": TOKEN})
     assert page.status_code == 200 and "conversation.js" in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
@@ -61,10 +66,10 @@ async def test_page_server_hands_out_a_fresh_url_per_connection(fake_credentials
 
 
 async def test_page_server_reports_missing_credentials(no_aws: None) -> None:
-    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN))
+    app = page_app(runtime_connect_url(presigner("us-west-2", None), ARN), TOKEN)
     with agent_server_thread(app) as page_url:
         async with httpx.AsyncClient(base_url=page_url) as client:
-            reply = await client.get("/connect", params={"session": SESSION})
+            reply = await client.get("/connect", params={"session": SESSION, "token": TOKEN})
     assert reply.status_code == 502 and "credentials" in reply.json()["error"]["message"]
 
 
@@ -95,6 +100,8 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
         command, cwd=REPO, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
+        page_url = next(m[0] for line in iter(proc.stdout.readline, "") if (m := PAGE_URL.search(line)))
+        token = parse_qs(urlsplit(page_url).query)["token"][0]
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
             # ready when the page answers, however long a loaded machine takes to import the CLI
             deadline = time.monotonic() + SERVER_START_S
@@ -102,9 +109,14 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
                 assert proc.poll() is None, "deploy-agent local --web exited before its page answered"
                 assert time.monotonic() < deadline, "the page server never answered"
                 await asyncio.sleep(0.1)
-            url = (await client.get("/connect", params={"session": SESSION})).json()["url"]
+            url = (await client.get("/connect", params={"session": SESSION, "token": token})).json()["url"]
+            tokenless = await client.get("/connect", params={"session": SESSION})
+        assert (tokenless.status_code, tokenless.json()["error"]["code"]) == (403, "bad_token")
         assert url == f"ws://127.0.0.1:{agent_port}/ws?{SESSION_HEADER}={SESSION}"
-        async with connect(url, proxy=None) as socket:
+        agent = f"http://127.0.0.1:{agent_port}"
+        status, body = await handshake(agent, f"/ws?{SESSION_HEADER}={SESSION}", origin="http://evil.example")
+        assert (status, refusal_code(body)) == (403, "origin_not_allowed")  # only the page may open it
+        async with connect(url, proxy=None, origin=f"http://127.0.0.1:{web_port}") as socket:
             ready = json.loads(await socket.recv())
             assert ready["type"] == "ready" and ready["session"] == SESSION
             await socket.send(json.dumps({"type": "prompt", "text": "Hi"}))
@@ -116,8 +128,7 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
         assert audio > 24_000  # more than half a second of speech
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=15)
-    assert "conversation page on http://127.0.0.1:" in out, out
+        proc.communicate(timeout=15)
 
 
 async def _answers(client: httpx.AsyncClient, path: str) -> bool:

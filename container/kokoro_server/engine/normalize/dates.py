@@ -67,8 +67,8 @@ def _ampm(m: re.Match, group: int) -> tuple[int, int, str]:
 def _clock(m: re.Match) -> list[tuple[int, int, str]]:
     hour, minute, second, ampm = int(m.group(1)), m.group(2), m.group(3), m.group(4)
     if second is not None:  # h:mm:ss is a duration ("1:30:00"), said in units
-        parts = [(hour, "hour"), (int(minute), "minute"), (int(second), "second")]
-        said = " ".join(f"{cardinal(str(n))} {unit}{'s' if n != 1 else ''}" for n, unit in parts if n)
+        units = [(hour, "hour"), (int(minute), "minute"), (int(second), "second")]
+        said = " ".join(f"{cardinal(str(n))} {unit}{'s' if n != 1 else ''}" for n, unit in units if n)
         return [(m.start(1), m.end(3), said or "zero seconds")]
     if minute == "00":
         said = cardinal(str(hour)) + ("" if ampm else " o'clock" if 1 <= hour <= 12 else " hundred")

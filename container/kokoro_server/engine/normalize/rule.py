@@ -42,8 +42,11 @@ class Rules:
         for m in self._scan.finditer(text):
             if m.end() == m.start():
                 continue
+            assert m.lastgroup is not None  # every alternative of the scan is a named group
             rule = self._rules[m.lastgroup]
-            spoken = rule.speak(rule.regex.match(text, m.start()))
+            own = rule.regex.match(text, m.start())
+            assert own is not None  # the scan matched this rule's pattern here
+            spoken = rule.speak(own)
             if isinstance(spoken, str):
                 spoken = [(m.start(), m.end(), spoken)]
             for start, end, words in spoken or ():

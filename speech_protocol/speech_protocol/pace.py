@@ -1,0 +1,177 @@
+"""How fast a model server speaks: the one speech-pace model that the server measures and advertises, that
+its admission meters, that the agent sizes its pieces by and that the benchmark fits on its runs.
+
+An utterance of ``a`` seconds of audio is ready ``overhead_s + rtf * a`` seconds after its synthesis
+starts: ``rtf`` (the real-time factor) is the cost per second of audio, ``overhead_s`` the fixed cost per
+utterance, mostly the edge silence the model synthesizes and the server trims
+(docs/decisions/088-piece-overhead.md). Clients count in words: a word is :data:`WORD`, spoken at
+``words_per_s``. Standard library only, so that the server and the agent, which never import each other,
+both import it (docs/decisions/115-one-speech-pace-model.md).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# A per-utterance cost past this is not a measurement a client should size pieces by (the 2-core CPU
+# measured about 0.5 s, a GPU about 0.1 s).
+MAX_PIECE_OVERHEAD_S = 10.0
+# Per piece beyond rtf x audio, for a server that does not advertise its own (Ready.piece_overhead_s):
+# the socket and scheduler (~10 ms on loopback) and the engine's fixed cost per call.
+PIECE_OVERHEAD_S = 0.05
+SPEECH_WORDS_PER_S = 3.6  # Kokoro af_heart at speed 1.0, trimmed edges (bench: 3.6-3.75 on typical/long)
+# The finest step a server advertises its pace in (Ready carries three decimals).
+PACE_RESOLUTION = 0.001
+# A word, the unit the model counts pieces in: a run between spaces or dashes that starts with a letter or
+# digit ("-" and "**" are not spoken, "well—yes" is two words, "day," is one).
+WORD = re.compile("[^\\W_][^\\s–—]*")
+
+
+class PaceError(ValueError):
+    """A pace out of its bounds: an rtf that is not a positive number, an overhead outside [0, 10] s."""
+
+
+def word_count(text: str) -> int:
+    """How many :data:`WORD` s ``text`` holds."""
+    return sum(1 for _ in WORD.finditer(text))
+
+
+def usable_rtf(rtf: object) -> float | None:
+    """``rtf`` if it is a positive finite number, else None: an advertised rtf is a sizing hint, so a server
+    that sends a malformed one is spoken to with the client's fixed default rather than refused."""
+    if isinstance(rtf, bool) or not isinstance(rtf, (int, float)) or not math.isfinite(rtf) or rtf <= 0:
+        return None
+    return float(rtf)
+
+
+def usable_overhead(overhead_s: object) -> float | None:
+    """``overhead_s`` if it is a finite number in [0, MAX_PIECE_OVERHEAD_S], else None (the client's own
+    default): a sizing hint, like the rtf, never a reason to refuse a server."""
+    if (
+        isinstance(overhead_s, bool)
+        or not isinstance(overhead_s, (int, float))
+        or not math.isfinite(overhead_s)
+        or not 0 <= overhead_s <= MAX_PIECE_OVERHEAD_S
+    ):
+        return None
+    return float(overhead_s)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One utterance timed: ``synth_s`` seconds to synthesize ``audio_s`` seconds of (heard) audio."""
+
+    synth_s: float
+    audio_s: float
+
+
+@dataclass(frozen=True)
+class SpeechModel:
+    """How long pieces take to synthesize and to play, at one measured speed.
+
+    ``synth_s(n) = overhead_s + rtf * n / words_per_s``: one worker, serial pieces, a fixed cost per call.
+    Out of bounds (see :func:`usable_rtf`, :func:`usable_overhead`), it raises :class:`PaceError`.
+    """
+
+    rtf: float
+    words_per_s: float = SPEECH_WORDS_PER_S
+    overhead_s: float = PIECE_OVERHEAD_S
+
+    def __post_init__(self) -> None:
+        if usable_rtf(self.rtf) is None:
+            raise PaceError(f"rtf must be a positive number, got {self.rtf!r}")
+        if usable_overhead(self.overhead_s) is None:
+            raise PaceError(
+                f"piece_overhead_s must be a number from 0 to {MAX_PIECE_OVERHEAD_S:g}, got {self.overhead_s!r}"
+            )
+        if usable_rtf(self.words_per_s) is None:
+            raise PaceError(f"words_per_s must be a positive number, got {self.words_per_s!r}")
+
+    @classmethod
+    def measured(cls, short: Timing, sentence: Timing) -> SpeechModel:
+        """The server's warm-up: ``rtf`` on a sentence (what clients and admission have always used), the
+        overhead as what a short piece took beyond ``rtf`` times its audio (never below 0). Rounded to
+        :data:`PACE_RESOLUTION` and kept within the bounds, since it is advertised as the server's own."""
+        rtf = sentence.synth_s / sentence.audio_s
+        overhead_s = min(max(0.0, short.synth_s - rtf * short.audio_s), MAX_PIECE_OVERHEAD_S)
+        return cls(rtf=max(round(rtf, 3), PACE_RESOLUTION), overhead_s=round(overhead_s, 3))
+
+    @classmethod
+    def fitted(cls, timings: Sequence[Timing], words_per_s: float) -> SpeechModel:
+        """Least squares over many timed pieces (the benchmark's run): synthesis seconds = overhead + rtf x
+        audio seconds. Noisy pieces that give a negative slope or overhead fall back to a pure ratio, no
+        fixed cost. Raises :class:`PaceError` with fewer than two pieces that have audio."""
+        pairs = [(t.audio_s, t.synth_s) for t in timings if t.audio_s > 0]
+        if len(pairs) < 2:
+            raise PaceError("too few timed pieces to measure the synthesis speed")
+        mean_a = sum(a for a, _ in pairs) / len(pairs)
+        mean_s = sum(s for _, s in pairs) / len(pairs)
+        spread = sum((a - mean_a) ** 2 for a, _ in pairs)
+        rtf = sum((a - mean_a) * (s - mean_s) for a, s in pairs) / spread if spread else mean_s / mean_a
+        overhead = mean_s - rtf * mean_a
+        if rtf <= 0 or overhead < 0:
+            rtf, overhead = mean_s / mean_a, 0.0
+        return cls(rtf=rtf, words_per_s=words_per_s, overhead_s=overhead)
+
+    def audio_s(self, words: float) -> float:
+        return words / self.words_per_s
+
+    def synth_s(self, words: float) -> float:
+        return self.overhead_s + self.rtf * self.audio_s(words)
+
+    def cut_stalls(self, words: float, next_words: float, lead_s: float = 0.0) -> bool:
+        """Would ending a piece of ``words`` here starve the listener before ``next_words`` are ready?
+
+        ``lead_s``: audio already queued ahead of this piece (0 for the first piece).
+        """
+        return lead_s + self.audio_s(words) < self.synth_s(next_words)
+
+
+# How many recent utterances the running real-time factor is taken over: long enough to smooth one slow
+# piece, short enough to follow the machine when other load arrives (about two answers' pieces).
+RTF_WINDOW = 32
+
+
+class PaceMeter:
+    """The running real-time factor: synthesis seconds over audio seconds of the last ``window`` utterances,
+    the fixed cost per utterance included (what a worker's time actually went on). Thread-safe."""
+
+    def __init__(self, window: int = RTF_WINDOW) -> None:
+        self._samples: collections.deque[Timing] = collections.deque(maxlen=window)
+        self._lock = threading.Lock()  # utterances finish on worker threads
+        self.baseline: float | None = None  # the warm-up's figure, until utterances arrive
+        self.observed = 0  # every utterance so far, with or without audio
+
+    def observe(self, timing: Timing) -> None:
+        with self._lock:
+            self.observed += 1
+            if timing.audio_s > 0:
+                self._samples.append(timing)
+
+    @property
+    def rtf(self) -> float | None:
+        with self._lock:
+            audio = sum(t.audio_s for t in self._samples)
+            if audio > 0:
+                return sum(t.synth_s for t in self._samples) / audio
+        return self.baseline
+
+
+__all__ = [
+    "MAX_PIECE_OVERHEAD_S",
+    "PIECE_OVERHEAD_S",
+    "SPEECH_WORDS_PER_S",
+    "WORD",
+    "PaceError",
+    "PaceMeter",
+    "SpeechModel",
+    "Timing",
+    "usable_overhead",
+    "usable_rtf",
+    "word_count",
+]

@@ -1,5 +1,5 @@
 """The Host and Origin allow-lists' rules (the servers that apply them are tested on real sockets in
-tests/container/test_browser_access.py, tests/agent/test_browser_access.py, tests/cli/local)."""
+tests/container/test_server_browser_access.py, tests/agent/test_agent_browser_access.py, tests/cli/local)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 
-import pytest
-from browser import chromium_page, chromium_path
+from browser import chromium_page
 from scripted_model_server import scripted_model_server
 from servers import free_port
 from starlette.applications import Starlette
@@ -23,8 +22,6 @@ from cli.local.agent_local import agent_access
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import local_connect_url, new_token, page_app
 from voice_agent.conversation import SESSION_HEADER
-
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium: run ./setup.sh")
 
 EVIL_DNS = "--host-resolver-rules=MAP evil.example 127.0.0.1"
 READY = "window.talk && talk.events.some(e => e.type === 'ready')"

@@ -1,7 +1,7 @@
 """The model server's settings: one frozen object, parsed once by the CLI, passed down from there.
 
-It imports neither G2P nor a model (of the engine, only its registry's names), so that the CLI checks its
-options before the seconds of loading G2P.
+It imports neither G2P nor a model (of the engine, only its registry's and the warm-up text's light
+modules), so that the CLI checks its options before the seconds of loading G2P.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kokoro_server.engine.registry import ENGINES
 from kokoro_server.engine.slowed import MAX_SIMULATED_RTF
+from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from speech_protocol.browser_access import (
     AccessListError,
     BrowserAccess,
@@ -22,9 +23,6 @@ from speech_protocol.browser_access import (
 )
 
 DEFAULT_VOICE = "af_heart"
-# Sentence-length, so the real-time factor measured on it (and advertised in Ready) matches real pieces:
-# on "Ready." alone it read 0.66 against 0.44 on sentences (bench, 2-core CPU).
-WARM_UP_TEXT = "Thanks for asking, the museum is open every day from nine until five."
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from kokoro_server.engine.backend import Backend
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
+from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
-from kokoro_server.settings import WARM_UP_TEXT
 from speech_protocol.messages import SAMPLE_RATE
 from speech_protocol.pace import SpeechModel, Timing
 

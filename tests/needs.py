@@ -59,6 +59,7 @@ MODULES = {
 BEHIND_A_COMMAND = {
     "bench/test_quick_run.py::*": ("server",),  # python -m bench --quick starts its own server
     "container/test_listener.py::*": ("server",),  # python -m kokoro_server
+    "devtools/test_emulator_model_server.py::*": ("server",),  # .venv's python -m kokoro_server, from 3.12
     "cli/local/test_agent_local.py::test_local_starts_its_own_model_server": ("server",),
     "cli/common/test_signals.py::test_sigterm_to_deploy_agent_local_*": ("server",),
     "cli/common/test_signals.py::test_sigint_to_the_pid_of_deploy_model_synth_*": ("cdk",),

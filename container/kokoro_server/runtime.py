@@ -17,6 +17,7 @@ import time
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
+from kokoro_server.engine.backend import CancelToken
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
@@ -98,18 +99,24 @@ class SpeechRuntime:
         synth = self._synth()
         return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
-    async def render(self, chunk: Chunk, clock: PlaybackClock) -> Rendered:
+    async def render(self, chunk: Chunk, clock: PlaybackClock, cancel: CancelToken | None = None) -> Rendered:
+        """Speak ``chunk`` on a model worker. Cancelling ``cancel`` (or the awaiting task) stops the render
+        where it is and frees the worker; the awaiting call then raises
+        :class:`~kokoro_server.engine.backend.RenderCancelled` (or is cancelled), and the speed meter
+        records nothing of it (docs/decisions/120-cancel-the-running-inference.md)."""
         synth = self._synth()
+        token = cancel or CancelToken()
 
         def render() -> Rendered:
             start = time.perf_counter()
-            rendered = synth.render(chunk)
+            rendered = synth.render(chunk, token)
             self.meter.observe(Timing(time.perf_counter() - start, len(rendered.audio) / SAMPLE_RATE))
             return rendered
 
-        return await self.scheduler.run(render, clock)
+        return await self.scheduler.run(render, clock, token)
 
     def close(self) -> None:
-        """Cancel queued G2P and synthesis; running calls are abandoned (daemon threads)."""
+        """Cancel queued G2P and synthesis and stop the running renders; a G2P call still running is
+        abandoned (daemon threads)."""
         self.g2p.close(wait_s=0.5)
         self.scheduler.close(wait_s=0.5)

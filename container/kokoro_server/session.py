@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
+from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
 from kokoro_server.runtime import SpeechRuntime
@@ -49,10 +50,16 @@ class ClientNotReading(RuntimeError):
 
 @dataclass
 class Utterance:
+    """One queued utterance; ``stop`` is cancelled by a ``cancel`` naming it, and stops its running render."""
+
     message: Synthesize
     id: str
     received: float = field(default_factory=time.perf_counter)
-    cancelled: bool = False
+    stop: CancelToken = field(default_factory=CancelToken)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.stop.cancelled
 
 
 class Session:
@@ -158,10 +165,11 @@ class Session:
             self.queue.put_nowait(None)
 
     def _cancel(self, utterance_id: str | None) -> None:
-        """Cancel one utterance by id (queued or speaking), or everything when no id is given."""
+        """Cancel one utterance by id (queued or speaking), or everything when no id is given: a render
+        running for it stops where it is (docs/decisions/120-cancel-the-running-inference.md)."""
         for utterance in [self.current, *self.queue._queue]:  # noqa: SLF001 - asyncio.Queue has no view
             if utterance is not None and utterance_id in (None, utterance.id):
-                utterance.cancelled = True
+                utterance.stop.cancel()
 
     # ------------------------------------------------------------------ speaker
 
@@ -198,7 +206,9 @@ class Session:
                 break
             t0 = time.perf_counter()
             try:
-                rendered = await self.runtime.render(chunk, self.clock)
+                rendered = await self.runtime.render(chunk, self.clock, utterance.stop)
+            except RenderCancelled:  # a cancel stopped it: the utterance ends as cancelled, no error
+                break
             except Exception as exc:
                 await self.send(session_error(exc, utterance.id))
                 break

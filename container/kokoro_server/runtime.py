@@ -42,8 +42,8 @@ class SpeechRuntime:
         self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
-        self.pace: SpeechModel | None = None  # measured at warm-up; advertised in each session's Ready
-        self.meter = PaceMeter()  # the running rtf, from every render: admission's capacity
+        self.pace: SpeechModel | None = None  # measured at warm-up: the meter's baseline
+        self.meter = PaceMeter()  # the running pace, from every render: admission's capacity and the sessions'
         self.admission = Admission(settings.workers, self.meter, settings.max_sessions)
         self._ready = asyncio.Event()
 
@@ -62,7 +62,7 @@ class SpeechRuntime:
             trim=s.trim,
         )
         self.pace = synthesizer.warm_up(s.warm_up_text)
-        self.meter.baseline = self.pace.rtf
+        self.meter.baseline = self.pace
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
             s.engine,
@@ -82,6 +82,11 @@ class SpeechRuntime:
         except Exception as exc:  # reported by /ping and in the log; the process stays up for SageMaker
             self.load_error = exc
             log.exception("model failed to load")
+
+    def running_pace(self) -> SpeechModel | None:
+        """The pace sessions advertise (Ready, then ``end`` when it changes): the warm-up's, scaled by how
+        the server has run since (docs/decisions/121-first-piece-from-the-running-pace.md)."""
+        return self.meter.model()
 
     def _synth(self) -> Synthesizer:
         if self.synthesizer is None:

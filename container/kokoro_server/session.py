@@ -39,6 +39,7 @@ from speech_protocol.messages import (
     decode_client_frame,
     encode_event,
 )
+from speech_protocol.pace import SpeechModel
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
@@ -72,6 +73,16 @@ class Session:
         self.closing = False
         self._send_lock = asyncio.Lock()
         self._ids = itertools.count(1)
+        self._told: SpeechModel | None = None  # the pace this client was last told
+
+    def _pace_news(self) -> SpeechModel | None:
+        """The server's running pace if this client has not been told it yet, else None: Ready carries it,
+        then each ``end`` whose utterance left it changed (docs/decisions/121-first-piece-from-the-running-pace.md)."""
+        pace = self.runtime.running_pace()
+        if pace is None or pace == self._told:
+            return None
+        self._told = pace
+        return pace
 
     async def send(self, event: ServerEvent) -> None:
         """Send one event; a client that reads nothing for ``send_timeout_s`` ends the session.
@@ -94,7 +105,7 @@ class Session:
     async def run(self) -> None:
         await self.ws.accept()
         voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
-        pace = self.runtime.pace
+        pace = self._pace_news()
         await self.send(
             Ready(
                 session=uuid.uuid4().hex[:12],
@@ -226,6 +237,7 @@ class Session:
             samples += len(audio)
             self.clock.played(len(audio) / SAMPLE_RATE)
         await self.send(Words(utterance.id, timeline.spans()))
+        pace = self._pace_news()
         await self.send(
             End(
                 utterance.id,
@@ -234,5 +246,7 @@ class Session:
                 synth_s=round(synth_s, 4),
                 queued_s=round(queued_s, 4),
                 cancelled=utterance.cancelled,
+                rtf=pace.rtf if pace else None,
+                piece_overhead_s=pace.overhead_s if pace else None,
             )
         )

@@ -263,8 +263,8 @@ def pace_changing_server(heard: list[str], rtf: float, piece_overhead_s: float, 
             heard.append(message.text)
             piece = message.id or ""
             await peer.send(Start(id=piece), Audio(id=piece, seq=0, pcm=PCM_CHUNK))
-            news = {"rtf": pace[0], "piece_overhead_s": pace[1]} if pace else {}
-            await peer.send(End(id=piece, audio_s=0.1, first_audio_s=0.0, synth_s=0.0, queued_s=0.0, **news))
+            news_rtf, news_overhead_s = pace or (None, None)
+            await peer.send(End(piece, 0.1, 0.0, 0.0, 0.0, rtf=news_rtf, piece_overhead_s=news_overhead_s))
             pace = None
 
     return scripted_model_server(script)

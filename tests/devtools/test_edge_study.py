@@ -33,7 +33,9 @@ def test_the_speech_span_is_where_the_predicted_energy_rises_widened():
 
 
 def test_a_part_that_needs_what_it_is_not_given_is_a_clear_error():
-    model = model_assets.resolve("onnx").onnx_model.read_bytes()
+    path = model_assets.resolve("onnx").onnx_model
+    assert path is not None
+    model = path.read_bytes()
     with pytest.raises(GraphEditError, match="neither computed nor given"):
         extract(model, ("tokens",), (DURATIONS_OUTPUT,))  # the durations need the style too
     with pytest.raises(GraphEditError, match="no typed tensor named 'nope'"):

@@ -1,14 +1,16 @@
 """``python -m bench.interrupt``: how fast barge-in silences the agent, and how soon it answers again.
 
 One conversation socket on the real agent app (scripted LLM) and the real model server. Each round lets
-the current answer play for a random time (0.2-3 s after its first audio), sends ``interrupt``, then at once
-a new ``prompt``, and measures:
+the current answer play for a random time (0.2-3 s after its first audio), sends ``interrupt``, then a new
+``prompt``: at once in odd rounds, after ``--settle-s`` seconds in even ones (a *fresh* turn: by then any
+render the interrupt left running has ended, stopped or not). It measures:
 
 * interrupt -> last audio frame of the interrupted turn (0 when none arrived after the interrupt); goal
   <= 100 ms at p95 (docs/decisions/071-what-was-heard.md);
 * interrupt -> its ``turn_end``;
-* prompt -> first audio of the next turn (its first piece is synthesised while the interrupted turn's
-  session is being cancelled).
+* prompt -> first audio of the next turn, right after an interrupt (its first piece is synthesised while the
+  interrupted turn's session is being cancelled) and in a fresh turn, and their ratio (issue 21's goal:
+  worst case <= 1.5x, p95 <= 1.2x the fresh turn's p50; docs/decisions/120-cancel-the-running-inference.md).
 
 Figures are printed with the server's advertised real-time factor they were measured at.
 """
@@ -42,7 +44,7 @@ REPLY = (
 )
 
 
-async def _rounds(agent_url: str, rounds: int, rng: random.Random) -> list[dict]:
+async def _rounds(agent_url: str, rounds: int, rng: random.Random, settle_s: float) -> list[dict]:
     results = []
     url = agent_url.replace("http://", "ws://") + "/ws"
     async with connect(url, proxy=None, max_size=None) as socket:
@@ -74,9 +76,13 @@ async def _rounds(agent_url: str, rounds: int, rng: random.Random) -> list[dict]
                 elif (end := json.loads(frame))["type"] == "turn_end" and end["turn"] == f"t{turn}":
                     break
             turn_end_s = time.monotonic() - interrupt_at
+            fresh = turn % 2 == 0  # the next turn's first audio is measured from its prompt either way
+            if fresh:
+                await asyncio.sleep(settle_s)
             await socket.send(json.dumps({"type": "prompt", "text": f"And then? ({turn})"}))
             results.append(
                 {
+                    "next_turn": "fresh" if fresh else "after_interrupt",
                     "first_audio_s": round(first_audio, 4),
                     "listened_s": round(listen_s, 3),
                     "to_last_audio_s": round(max(0.0, (last_audio or interrupt_at) - interrupt_at), 4),
@@ -85,23 +91,47 @@ async def _rounds(agent_url: str, rounds: int, rng: random.Random) -> list[dict]
                 }
             )
             prompt_at = time.monotonic()
-    return results[1:] if len(results) > 1 else results  # the first answer's audio is not after an interrupt
+    # Each round's first_audio_s is its own turn's, whose prompt the round before sent: shift them back so
+    # that a round holds the first audio of the turn its own prompt started (the first answer's is dropped).
+    for earlier, later in zip(results, results[1:]):
+        earlier["next_first_audio_s"] = later["first_audio_s"]
+    return [r for r in results if "next_first_audio_s" in r]
 
 
 def summarize(results: list[dict], rtf: float | None) -> dict:
     def p(key: str, q: float) -> float:
         return percentile([r[key] for r in results], q)
 
-    return {
+    def next_turns(kind: str) -> list[float]:
+        return [r["next_first_audio_s"] for r in results if r["next_turn"] == kind]
+
+    after, fresh = next_turns("after_interrupt"), next_turns("fresh")
+    figures = {
         "server_rtf_advertised": rtf,
         "rounds": len(results),
         "interrupt_to_last_audio_frame_s": {"p50": p("to_last_audio_s", 50), "p95": p("to_last_audio_s", 95)},
         "interrupt_to_turn_end_s": {"p50": p("to_turn_end_s", 50), "p95": p("to_turn_end_s", 95)},
-        "first_audio_after_interrupt_s": {"p50": p("first_audio_s", 50), "p95": p("first_audio_s", 95)},
     }
+    for name, values in (("first_audio_after_interrupt_s", after), ("first_audio_fresh_turn_s", fresh)):
+        if values:
+            figures[name] = {
+                "p50": percentile(values, 50),
+                "p95": percentile(values, 95),
+                "max": max(values),
+                "turns": len(values),
+            }
+    if after and fresh:
+        base = percentile(fresh, 50)
+        figures["after_interrupt_over_fresh_p50"] = {
+            "p95": round(percentile(after, 95) / base, 3),
+            "max": round(max(after) / base, 3),
+        }
+    return figures
 
 
-async def run(rounds: int, server_url: str | None, tokens_per_s: float, seed: int) -> tuple[dict, list[dict]]:
+async def run(
+    rounds: int, server_url: str | None, tokens_per_s: float, seed: int, settle_s: float = 8.0
+) -> tuple[dict, list[dict]]:
     async def measure(url: str) -> tuple[dict, list[dict]]:
         rtf = (await advertised_ready(url)).rtf
         settings = AgentSettings(
@@ -109,7 +139,7 @@ async def run(rounds: int, server_url: str | None, tokens_per_s: float, seed: in
             llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s),
         )
         with agent_server_thread(create_app(settings)) as agent_url:
-            results = await _rounds(agent_url, rounds + 1, random.Random(seed))
+            results = await _rounds(agent_url, rounds + 1, random.Random(seed), settle_s)
         return summarize(results, rtf), results
 
     if server_url:
@@ -128,6 +158,9 @@ def main(
     server_url: Annotated[str | None, typer.Option(help="Use this warm model server.")] = None,
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed.")] = 40.0,
     seed: Annotated[int, typer.Option(help="Seed of the random interrupt points.")] = 1,
+    settle_s: Annotated[
+        float, typer.Option(help="Pause before a fresh turn's prompt: longer than any one piece's render.")
+    ] = 8.0,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures and rounds here.")] = None,
 ) -> None:
     """Interrupt the agent at random points; print p50/p95 of the barge-in figures with the server's rtf."""
@@ -136,7 +169,7 @@ def main(
         typer.echo("bench: --rounds must be at least 1", err=True)
         raise typer.Exit(2)
     try:
-        figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed))
+        figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s))
     except BenchError as err:
         typer.echo(f"bench: {err}", err=True)
         raise typer.Exit(2) from None

@@ -7,8 +7,10 @@ the LLM to finish or for one piece's audio before the next piece is sent (005-la
 
 The segmenter is sized for the server it speaks through: once the session's Ready has arrived (it
 normally does while the LLM is still thinking), its advertised real-time factor re-sizes the segmenter's
-clause cuts (:meth:`voice_agent.segmenter.Segmenter.adapt_to`) before the next delta is cut; until then,
-or if the server advertises none, the segmenter's own policy stands.
+clause cuts (:meth:`voice_agent.segmenter.Segmenter.adapt_to`) before the next delta is cut, and so does
+every later change of pace the server reports (on an ``end``): the cuts follow the server's running pace
+(docs/decisions/121-first-piece-from-the-running-pace.md). Until Ready, or if the server advertises no
+pace, the segmenter's own policy stands.
 
 The first failure ends the answer with one typed error event; cancelling the consumer (the caller
 went away) cancels all three, which closes the LLM stream and the speech session.
@@ -95,12 +97,13 @@ async def speak_answer(
         return round(clock() - answer.started, 4)
 
     async def write() -> None:
-        adapted = not adapt_to_server
+        sized_for: tuple[float | None, float | None] | None = None  # the pace the segmenter was sized for
         try:
             async for delta in deltas:
-                if not adapted and session.ready:
-                    segmenter.adapt_to(session.rtf, session.piece_overhead_s)
-                    adapted = True
+                pace = (session.rtf, session.piece_overhead_s)
+                if adapt_to_server and session.ready and pace != sized_for:
+                    segmenter.adapt_to(*pace)
+                    sized_for = pace
                 answer.text += delta
                 queue.put_nowait(TextDelta(delta))
                 for piece in segmenter.feed(delta):

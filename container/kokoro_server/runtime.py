@@ -17,6 +17,7 @@ import time
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
+from kokoro_server.engine.backend import CancelToken
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
@@ -41,8 +42,8 @@ class SpeechRuntime:
         self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
-        self.pace: SpeechModel | None = None  # measured at warm-up; advertised in each session's Ready
-        self.meter = PaceMeter()  # the running rtf, from every render: admission's capacity
+        self.pace: SpeechModel | None = None  # measured at warm-up: the meter's baseline
+        self.meter = PaceMeter()  # the running pace, from every render: admission's capacity and the sessions'
         self.admission = Admission(settings.workers, self.meter, settings.max_sessions)
         self._ready = asyncio.Event()
 
@@ -61,7 +62,7 @@ class SpeechRuntime:
             trim=s.trim,
         )
         self.pace = synthesizer.warm_up(s.warm_up_text)
-        self.meter.baseline = self.pace.rtf
+        self.meter.baseline = self.pace
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
             s.engine,
@@ -82,6 +83,11 @@ class SpeechRuntime:
             self.load_error = exc
             log.exception("model failed to load")
 
+    def running_pace(self) -> SpeechModel | None:
+        """The pace sessions advertise (Ready, then ``end`` when it changes): the warm-up's, scaled by how
+        the server has run since (docs/decisions/121-first-piece-from-the-running-pace.md)."""
+        return self.meter.model()
+
     def _synth(self) -> Synthesizer:
         if self.synthesizer is None:
             raise NotReady(f"model failed to load: {self.load_error}" if self.load_error else "model is loading")
@@ -98,18 +104,24 @@ class SpeechRuntime:
         synth = self._synth()
         return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
 
-    async def render(self, chunk: Chunk, clock: PlaybackClock) -> Rendered:
+    async def render(self, chunk: Chunk, clock: PlaybackClock, cancel: CancelToken | None = None) -> Rendered:
+        """Speak ``chunk`` on a model worker. Cancelling ``cancel`` (or the awaiting task) stops the render
+        where it is and frees the worker; the awaiting call then raises
+        :class:`~kokoro_server.engine.backend.RenderCancelled` (or is cancelled), and the speed meter
+        records nothing of it (docs/decisions/120-cancel-the-running-inference.md)."""
         synth = self._synth()
+        token = cancel or CancelToken()
 
         def render() -> Rendered:
             start = time.perf_counter()
-            rendered = synth.render(chunk)
+            rendered = synth.render(chunk, token)
             self.meter.observe(Timing(time.perf_counter() - start, len(rendered.audio) / SAMPLE_RATE))
             return rendered
 
-        return await self.scheduler.run(render, clock)
+        return await self.scheduler.run(render, clock, token)
 
     def close(self) -> None:
-        """Cancel queued G2P and synthesis; running calls are abandoned (daemon threads)."""
+        """Cancel queued G2P and synthesis and stop the running renders; a G2P call still running is
+        abandoned (daemon threads)."""
         self.g2p.close(wait_s=0.5)
         self.scheduler.close(wait_s=0.5)

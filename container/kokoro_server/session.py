@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
+from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
 from kokoro_server.runtime import SpeechRuntime
@@ -39,6 +40,7 @@ from speech_protocol.messages import (
     decode_client_frame,
     encode_event,
 )
+from speech_protocol.pace import SpeechModel
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
@@ -50,10 +52,16 @@ class ClientNotReading(RuntimeError):
 
 @dataclass
 class Utterance:
+    """One queued utterance; ``stop`` is cancelled by a ``cancel`` naming it, and stops its running render."""
+
     message: Synthesize
     id: str
     received: float = field(default_factory=time.perf_counter)
-    cancelled: bool = False
+    stop: CancelToken = field(default_factory=CancelToken)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.stop.cancelled
 
 
 class Session:
@@ -67,6 +75,16 @@ class Session:
         self.closing = False
         self._send_lock = asyncio.Lock()
         self._ids = itertools.count(1)
+        self._told: SpeechModel | None = None  # the pace this client was last told
+
+    def _pace_news(self) -> SpeechModel | None:
+        """The server's running pace if this client has not been told it yet, else None: Ready carries it,
+        then each ``end`` whose utterance left it changed (docs/decisions/121-first-piece-from-the-running-pace.md)."""
+        pace = self.runtime.running_pace()
+        if pace is None or pace == self._told:
+            return None
+        self._told = pace
+        return pace
 
     async def send(self, event: ServerEvent) -> None:
         """Send one event; a client that reads nothing for ``send_timeout_s`` ends the session.
@@ -89,7 +107,7 @@ class Session:
     async def run(self) -> None:
         await self.ws.accept()
         voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
-        pace = self.runtime.pace
+        pace = self._pace_news()
         await self.send(
             Ready(
                 session=uuid.uuid4().hex[:12],
@@ -162,10 +180,11 @@ class Session:
             self.queue.put_nowait(None)
 
     def _cancel(self, utterance_id: str | None) -> None:
-        """Cancel one utterance by id (queued or speaking), or everything when no id is given."""
+        """Cancel one utterance by id (queued or speaking), or everything when no id is given: a render
+        running for it stops where it is (docs/decisions/120-cancel-the-running-inference.md)."""
         for utterance in [self.current, *self.waiting]:
             if utterance is not None and utterance_id in (None, utterance.id):
-                utterance.cancelled = True
+                utterance.stop.cancel()
 
     # ------------------------------------------------------------------ speaker
 
@@ -203,7 +222,9 @@ class Session:
                 break
             t0 = time.perf_counter()
             try:
-                rendered = await self.runtime.render(chunk, self.clock)
+                rendered = await self.runtime.render(chunk, self.clock, utterance.stop)
+            except RenderCancelled:  # a cancel stopped it: the utterance ends as cancelled, no error
+                break
             except Exception as exc:
                 await self.send(session_error(exc, utterance.id))
                 break
@@ -221,6 +242,7 @@ class Session:
             samples += len(audio)
             self.clock.played(len(audio) / SAMPLE_RATE)
         await self.send(Words(utterance.id, timeline.spans()))
+        pace = self._pace_news()
         await self.send(
             End(
                 utterance.id,
@@ -229,5 +251,7 @@ class Session:
                 synth_s=round(synth_s, 4),
                 queued_s=round(queued_s, 4),
                 cancelled=utterance.cancelled,
+                rtf=pace.rtf if pace else None,
+                piece_overhead_s=pace.overhead_s if pace else None,
             )
         )

@@ -36,6 +36,9 @@ Example session (``>`` client, ``<`` server)::
     > {"type": "close"}
     (server closes the socket)
 
+An ``end`` may carry ``rtf`` and ``piece_overhead_s`` too: the server's running pace, whenever it has
+changed since the session was last told; a client sizes its next pieces by the latest.
+
 ``words`` comes once per utterance, after its audio and before its ``end``: each written word of the
 utterance's text (split at whitespace, punctuation kept with its word; a word with nothing spoken, such as
 a lone dash, has no entry), with its time span in seconds from the first sample of that utterance's audio.
@@ -245,8 +248,9 @@ def encode_client_message(msg: ClientMessage) -> str:
 
 @dataclass(frozen=True)
 class Ready:
-    """Opens every session. ``rtf``: the server's measured real-time factor (synthesis seconds per
-    second of audio, on a sentence), so a client can size its first piece to keep playback from starving.
+    """Opens every session. ``rtf``: the server's real-time factor (synthesis seconds per second of audio,
+    on a sentence at warm-up, then scaled by how the server has run since), so a client can size its first
+    piece to keep playback from starving.
     ``piece_overhead_s``: what one more utterance costs on top of that, measured on a short one: an
     utterance of ``a`` audio seconds is ready about ``piece_overhead_s + rtf * a`` seconds after it is
     sent. It weighs on short pieces (the engine also synthesizes the silence it trims from each edge)."""
@@ -302,7 +306,12 @@ class Words:
 
 @dataclass(frozen=True)
 class End:
-    """Closes one utterance; the timings are the server's own, measured from the message's arrival."""
+    """Closes one utterance; the timings are the server's own, measured from the message's arrival.
+
+    ``rtf`` and ``piece_overhead_s``: the server's running pace, as in :class:`Ready`, sent only when it
+    has changed since this session was last told (absent otherwise): a client sizes its next pieces by
+    the latest. Optional fields, so a client that predates them ignores them (the decoder keeps only the
+    fields it knows; an unknown *event* type, by contrast, is a ``bad_event`` error to it)."""
 
     id: str
     audio_s: float
@@ -310,6 +319,8 @@ class End:
     synth_s: float
     queued_s: float
     cancelled: bool = False
+    rtf: float | None = None
+    piece_overhead_s: float | None = None
     type: str = "end"
 
 

@@ -138,13 +138,19 @@ RTF_WINDOW = 32
 
 
 class PaceMeter:
-    """The running real-time factor: synthesis seconds over audio seconds of the last ``window`` utterances,
-    the fixed cost per utterance included (what a worker's time actually went on). Thread-safe."""
+    """The running pace, from the last ``window`` utterances (synthesis seconds and heard audio seconds,
+    the fixed cost per utterance included: what a worker's time actually went on). Thread-safe.
+
+    ``rtf`` is their ratio (admission's capacity). :meth:`model` is the ``baseline`` speech model (the
+    warm-up's) scaled by how much slower or faster the server has run since: the sum of the window's
+    synthesis times over the sum the baseline predicts for the same utterances, so a mix of short and long
+    pieces does not bias it (docs/decisions/121-first-piece-from-the-running-pace.md).
+    """
 
     def __init__(self, window: int = RTF_WINDOW) -> None:
         self._samples: collections.deque[Timing] = collections.deque(maxlen=window)
         self._lock = threading.Lock()  # utterances finish on worker threads
-        self.baseline: float | None = None  # the warm-up's figure, until utterances arrive
+        self.baseline: SpeechModel | None = None  # the warm-up's model, until utterances arrive
         self.observed = 0  # every utterance so far, with or without audio
 
     def observe(self, timing: Timing) -> None:
@@ -159,7 +165,25 @@ class PaceMeter:
             audio = sum(t.audio_s for t in self._samples)
             if audio > 0:
                 return sum(t.synth_s for t in self._samples) / audio
-        return self.baseline
+        return None if self.baseline is None else self.baseline.rtf
+
+    def model(self) -> SpeechModel | None:
+        """The running speech model, rounded to :data:`PACE_RESOLUTION` and within the bounds as the server
+        advertises it; the baseline before any utterance; None without a baseline."""
+        base = self.baseline
+        if base is None:
+            return None
+        with self._lock:
+            predicted = sum(base.overhead_s + base.rtf * t.audio_s for t in self._samples)
+            spent = sum(t.synth_s for t in self._samples)
+        if predicted <= 0:
+            return base
+        scale = spent / predicted
+        return SpeechModel(
+            rtf=max(round(base.rtf * scale, 3), PACE_RESOLUTION),
+            words_per_s=base.words_per_s,
+            overhead_s=round(min(base.overhead_s * scale, MAX_PIECE_OVERHEAD_S), 3),
+        )
 
 
 __all__ = [

@@ -84,8 +84,10 @@ class TtsSession:
         self._decoder = StreamDecoder()
         self._early: list[SessionEvent] = []  # events that came with Ready, yielded first
         self.sample_rate: int | None = None
-        self.rtf: float | None = None  # the server's advertised real-time factor, once Ready has arrived
-        self.piece_overhead_s: float | None = None  # and its cost per utterance beyond rtf (Ready)
+        # The server's advertised real-time factor and cost per utterance beyond it: from Ready, then the
+        # latest an ``end`` carried (the server's running pace, sent when it changes).
+        self.rtf: float | None = None
+        self.piece_overhead_s: float | None = None
 
     @property
     def ready(self) -> bool:
@@ -142,6 +144,9 @@ class TtsSession:
         elif isinstance(event, Error):
             raise TtsServerError(f"{event.code}: {event.message}", server_code=event.code, piece_id=event.id)
         else:
+            if isinstance(event, End) and usable_rtf(event.rtf) is not None:  # the server's pace has changed
+                self.rtf = usable_rtf(event.rtf)
+                self.piece_overhead_s = usable_overhead(event.piece_overhead_s)
             self._early.append(event)
 
     async def __aexit__(self, exc_type: object, *exc_info: object) -> None:

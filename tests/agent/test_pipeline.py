@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
+from scripted_model_server import PCM_CHUNK, Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 
-from speech_protocol.messages import Close, Ready, Synthesize
+from speech_protocol.messages import Audio, Close, End, Ready, Start, Synthesize
 from speech_protocol.session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
@@ -250,3 +250,74 @@ async def test_a_pipeline_told_not_to_adapt_keeps_its_segmenters_policy() -> Non
         session = session_at(url)
         await spoken_pieces(url, session, answer_after_ready(session), adapt_to_server=False)
     assert heard == DEFAULT_CUTS
+
+
+def pace_changing_server(heard: list[str], rtf: float, piece_overhead_s: float, later: tuple[float, float] | None):
+    """A server that advertises ``rtf`` and ``piece_overhead_s`` in its Ready and, if ``later`` is given,
+    reports that pace on its first piece's ``end``, as a server whose running pace changed does."""
+
+    async def script(peer: Peer) -> None:
+        await peer.send(Ready(session="scripted", rtf=rtf, piece_overhead_s=piece_overhead_s))
+        pace = later
+        while isinstance(message := await peer.next_message(), Synthesize):
+            heard.append(message.text)
+            piece = message.id or ""
+            await peer.send(Start(id=piece), Audio(id=piece, seq=0, pcm=PCM_CHUNK))
+            news_rtf, news_overhead_s = pace or (None, None)
+            await peer.send(End(piece, 0.1, 0.0, 0.0, 0.0, rtf=news_rtf, piece_overhead_s=news_overhead_s))
+            pace = None
+
+    return scripted_model_server(script)
+
+
+class CountingSegmenter(Segmenter):
+    """The real segmenter, counting the pieces it has cut so far."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cut = 0
+
+    def feed(self, delta: str) -> list[str]:
+        pieces = super().feed(delta)
+        self.cut += len(pieces)
+        return pieces
+
+
+async def answer_around_the_first_piece(
+    session: TtsSession, segmenter: CountingSegmenter, changed_to: float
+) -> AsyncIterator[str]:
+    """Word by word until the first piece is cut (the pipeline feeds each word before asking for the next),
+    then, once the session has heard the server's new pace, the rest."""
+    first, *rest = ANSWER.split(" ")
+    async for delta in answer_after_ready(session, first):
+        yield delta
+    while rest and not segmenter.cut:
+        yield rest.pop(0) + " "
+    async with asyncio.timeout(5):
+        while session.rtf != changed_to:
+            await asyncio.sleep(0.005)
+    for word in rest:
+        yield word + " "
+
+
+@pytest.mark.parametrize(
+    ("later", "expected"),
+    [
+        # slower (load arrived): no piece after the first would sustain itself short of a sentence
+        ((0.9, 0.5), [RAMPED[0], " ".join(RAMPED[1:4]), RAMPED[4]]),
+        # faster: the ramp of short pieces ends sooner
+        ((0.2, 0.02), [*RAMPED[:2], " ".join(RAMPED[2:4]), RAMPED[4]]),
+    ],
+    ids=["slower", "faster"],
+)
+async def test_a_pace_that_changes_mid_session_changes_the_cuts(later: tuple[float, float], expected: list) -> None:
+    """The answer that a server keeping its Ready's pace (rtf 0.44) gets cut as ``RAMPED``, on a server whose
+    first piece's ``end`` reports another running pace: the pieces after the first follow the new pace."""
+    heard: list[str] = []
+    async with pace_changing_server(heard, 0.44, 0.05, later) as url:
+        session, segmenter = session_at(url), CountingSegmenter()
+        deltas = answer_around_the_first_piece(session, segmenter, later[0])
+        events = [e async for e in speak_answer(deltas, session, segmenter, VOICE)]
+    assert isinstance(events[-1], Summary)
+    assert (session.rtf, session.piece_overhead_s) == later
+    assert heard == expected != RAMPED

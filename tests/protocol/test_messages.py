@@ -140,3 +140,14 @@ def test_malformed_words_event_is_an_error_not_a_crash():
 def test_unknown_server_event_is_an_error():
     with pytest.raises(ProtocolError):
         StreamDecoder().feed(b'{"type": "party"}\n')
+
+
+def test_the_running_pace_rides_on_end_only_when_sent_and_unknown_fields_are_ignored():
+    """A new optional field is how the protocol grows: a decoder keeps the fields it knows (an unknown
+    *event* type is an error, above), so the running pace travels on ``end``, absent when unchanged."""
+    plain, told = End("s1", 1.0, 0.3, 0.5, 0.0), End("s1", 1.0, 0.3, 0.5, 0.0, rtf=0.52, piece_overhead_s=0.11)
+    assert "rtf" not in encode_event(plain)[0] and '"rtf": 0.52' in encode_event(told)[0]
+    assert StreamDecoder().feed(encode_event(told)[0]) == [told]
+    newer = b'{"type": "end", "id": "s1", "audio_s": 1.0, "first_audio_s": 0.3, "synth_s": 0.5, "queued_s": 0.0,'
+    newer += b' "rtf": 0.52, "piece_overhead_s": 0.11, "from_the_future": {"x": 1}}\n'
+    assert StreamDecoder().feed(newer) == [told]

@@ -89,13 +89,39 @@ def test_a_word_starts_with_a_letter_or_digit_and_ends_at_a_space_or_dash() -> N
 def test_the_meter_is_the_ratio_over_its_window_and_the_baseline_before_any() -> None:
     meter = PaceMeter(window=2)
     assert meter.rtf is None
-    meter.baseline = 0.5
+    meter.baseline = SpeechModel(0.5)
     assert meter.rtf == 0.5
     meter.observe(Timing(2.0, 0.0))  # nothing heard: counted, not averaged
     assert meter.rtf == 0.5 and meter.observed == 1
     for timing in (Timing(9.0, 1.0), Timing(1.0, 2.0), Timing(3.0, 2.0)):
         meter.observe(timing)
     assert meter.rtf == pytest.approx(4.0 / 4.0) and meter.observed == 4
+
+
+def test_the_running_model_is_the_baseline_scaled_by_what_the_window_took() -> None:
+    meter = PaceMeter(window=3)
+    assert meter.model() is None  # no warm-up yet: nothing to advertise
+    base = SpeechModel(0.5, overhead_s=0.2)
+    meter.baseline = base
+    assert meter.model() == base
+    # twice as slow as the baseline predicts, on a short and a long piece alike: both figures double
+    for audio_s in (0.5, 4.0):
+        meter.observe(Timing(2 * base.synth_s(base.words_per_s * audio_s), audio_s))
+    assert meter.model() == SpeechModel(1.0, overhead_s=0.4)
+    # the mix does not bias it: three short pieces that run as predicted read as the baseline again
+    for _ in range(3):
+        meter.observe(Timing(base.overhead_s + base.rtf * 0.5, 0.5))
+    assert meter.model() == base
+
+
+def test_the_running_model_stays_within_the_bounds_clients_accept() -> None:
+    meter = PaceMeter(window=1)
+    meter.baseline = SpeechModel(0.5, overhead_s=2.0)
+    meter.observe(Timing(1000.0, 1.0))  # a render held up for minutes
+    held = meter.model()
+    assert held is not None and held.overhead_s == MAX_PIECE_OVERHEAD_S
+    meter.observe(Timing(0.0, 1.0))  # a clock that did not move
+    assert meter.model() == SpeechModel(0.001, overhead_s=0.0)
 
 
 def test_the_meter_counts_every_observation_from_many_threads() -> None:

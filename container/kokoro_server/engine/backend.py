@@ -2,10 +2,17 @@
 
 Only the interface: the backends implement it (:mod:`onnx_backend`, :mod:`torch_backend`, the benchmark's
 :mod:`slowed`), :mod:`registry` picks one, and nothing here imports any of them.
+
+A render can be stopped while it runs (:class:`CancelToken`): audio that no one will hear (an interrupt, a
+``cancel``, a client gone, SIGTERM) must not hold the worker every session waits on
+(docs/decisions/120-cancel-the-running-inference.md).
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -13,6 +20,58 @@ import numpy as np
 
 MAX_PHONEMES = 510  # Kokoro's context is 512 tokens including the two pad tokens
 FRAME_SAMPLES = 600  # one predicted duration frame: 25 ms at 24 kHz (the decoder's total upsampling)
+
+
+class RenderCancelled(Exception):
+    """The render was stopped because no one will hear it; not an error to report to anyone."""
+
+
+class CancelToken:
+    """Cancelled once, from any thread; whoever is doing the work stops at its next chance.
+
+    A backend registers what stops its running call (:meth:`on_cancel`: ONNX Runtime's terminate flag) and
+    checks :meth:`check` between its stages; the scheduler drops a queued job whose token is cancelled.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._hooks: list[Callable[[], None]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Cancel (idempotent) and run every hook registered now, on the calling thread."""
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            hooks = list(self._hooks)
+        for hook in hooks:
+            hook()
+
+    def check(self) -> None:
+        """Raise :class:`RenderCancelled` once cancelled: for work between its stages."""
+        if self._cancelled:
+            raise RenderCancelled("the render was cancelled")
+
+    @contextlib.contextmanager
+    def on_cancel(self, hook: Callable[[], None]) -> Iterator[None]:
+        """Run ``hook`` if the token is cancelled while inside the block (at once if it already is)."""
+        with self._lock:
+            now = self._cancelled
+            if not now:
+                self._hooks.append(hook)
+        if now:
+            hook()
+        try:
+            yield
+        finally:
+            with self._lock:
+                if hook in self._hooks:
+                    self._hooks.remove(hook)
 
 
 @dataclass(frozen=True)
@@ -30,6 +89,7 @@ class Backend(Protocol):
 
     name: str
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
-        """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``)."""
+    def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
+        """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``); raises
+        :class:`RenderCancelled` once ``cancel`` is cancelled, as soon as the runtime can stop."""
         ...

@@ -11,7 +11,7 @@ import numpy as np
 import onnxruntime as ort
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import Inference
+from kokoro_server.engine.backend import CancelToken, Inference
 from kokoro_server.engine.timed_onnx import DURATIONS_OUTPUT, expose
 from kokoro_server.engine.tokens import frames_per_character, token_ids
 
@@ -32,14 +32,29 @@ class OnnxBackend:
         self._session = ort.InferenceSession(model, options, providers=providers)
         self._vocab = assets.vocab()
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
-        feeds = {
+    def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
+        feeds: dict[str, np.ndarray] = {
             "tokens": np.array([[0, *token_ids(phonemes, self._vocab), 0]], dtype=np.int64),
             "style": np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM),
             "speed": np.array([speed], dtype=np.float32),
         }
-        audio, durations = self._session.run(["audio", DURATIONS_OUTPUT], feeds)
+        audio, durations = self._run(["audio", DURATIONS_OUTPUT], feeds, cancel)
         return Inference(
             audio=audio.reshape(-1).astype(np.float32, copy=False),
             frames=frames_per_character(phonemes, self._vocab, durations),
         )
+
+    def _run(self, outputs: list[str], feeds: dict[str, np.ndarray], cancel: CancelToken | None) -> list:
+        """One ``session.run`` that ``cancel`` stops at the next node boundary: ONNX Runtime checks its
+        ``RunOptions.terminate`` flag between nodes and the run raises (a generic failure, no code of its
+        own, so a run that fails after a cancel is taken as the cancel). One options object per run."""
+        if cancel is None:
+            return self._session.run(outputs, feeds)
+        options = ort.RunOptions()
+        with cancel.on_cancel(lambda: setattr(options, "terminate", True)):
+            cancel.check()
+            try:
+                return self._session.run(outputs, feeds, options)
+            except Exception:
+                cancel.check()
+                raise

@@ -7,11 +7,12 @@ admission) measures the slowed engine as it would a slower one, with no knowledg
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
 
-from kokoro_server.engine.backend import Backend, Inference
+from kokoro_server.engine.backend import Backend, CancelToken, Inference
 from speech_protocol.messages import SAMPLE_RATE
 
 MAX_SIMULATED_RTF = 10.0
@@ -19,7 +20,8 @@ MAX_SIMULATED_RTF = 10.0
 
 class SlowedBackend:
     """Each call takes at least ``rtf`` seconds per second of audio the model produced: the edge silence the
-    server trims included, since a slower engine is slower on that too."""
+    server trims included, since a slower engine is slower on that too. A cancel ends the hold at once, as
+    it would stop a slower engine's run."""
 
     def __init__(self, inner: Backend, rtf: float):
         if not 0 < rtf <= MAX_SIMULATED_RTF:
@@ -28,10 +30,16 @@ class SlowedBackend:
         self.rtf = rtf
         self._inner = inner
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
+    def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
         start = time.perf_counter()
-        out = self._inner.infer(phonemes, style, speed)
+        out = self._inner.infer(phonemes, style, speed, cancel)
         hold_s = self.rtf * len(out.audio) / SAMPLE_RATE - (time.perf_counter() - start)
-        if hold_s > 0:
-            time.sleep(hold_s)  # the worker thread is held, as a slower engine would hold it
+        if hold_s > 0:  # the worker thread is held, as a slower engine would hold it
+            if cancel is None:
+                time.sleep(hold_s)
+            else:
+                stopped = threading.Event()
+                with cancel.on_cancel(stopped.set):
+                    stopped.wait(hold_s)
+                cancel.check()
         return out

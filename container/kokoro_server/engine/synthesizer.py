@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kokoro_server.audio import cut, speech_bounds
-from kokoro_server.engine.backend import Backend
+from kokoro_server.engine.backend import Backend, CancelToken
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
 from kokoro_server.engine.voices import Voice, VoiceBank
@@ -80,8 +80,10 @@ class Synthesizer:
             raise NothingToSay("the text has nothing to speak")
         return chunks
 
-    def render(self, chunk: Chunk) -> Rendered:
-        out = self.backend.infer(chunk.phonemes, chunk.voice.style_for(len(chunk.phonemes)), chunk.speed)
+    def render(self, chunk: Chunk, cancel: CancelToken | None = None) -> Rendered:
+        """Speak one chunk; raises :class:`~kokoro_server.engine.backend.RenderCancelled` once ``cancel`` is."""
+        style = chunk.voice.style_for(len(chunk.phonemes))
+        out = self.backend.infer(chunk.phonemes, style, chunk.speed, cancel)
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
         return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop))
 

@@ -13,102 +13,35 @@ of the tensor's own ``GraphProto.value_info`` entry (field 13), which already ca
 
 from __future__ import annotations
 
+from kokoro_server.engine.onnx_wire import (
+    GRAPH_OUTPUT,
+    GRAPH_VALUE_INFO,
+    VALUE_INFO_NAME,
+    GraphEditError,
+    field,
+    fields,
+    name_of,
+    with_graph,
+)
+
 DURATIONS_OUTPUT = "/encoder/Cast_output_0"  # int64 [1, tokens]: frames per token, pads included
-
-_MODEL_GRAPH, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO, _VALUE_INFO_NAME = 7, 12, 13, 1
-_LEN = 2  # wire type of strings, bytes and embedded messages
-
-
-class GraphEditError(ValueError):
-    """The model is not one this edit applies to (no such tensor, or not an ONNX model)."""
-
-
-def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(buf):
-            raise GraphEditError("truncated protobuf varint")
-        byte = buf[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-
-
-def _encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _fields(buf: memoryview):
-    """Yield ``(field_number, start, payload_start, end)`` for each top-level field of a message;
-    ``payload`` is the bytes of a length-delimited field (``None`` for scalars)."""
-    pos = 0
-    while pos < len(buf):
-        start = pos
-        key, pos = _varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = _varint(buf, pos)
-            yield number, start, None, pos
-        elif wire == 1:
-            pos += 8
-            yield number, start, None, pos
-        elif wire == 5:
-            pos += 4
-            yield number, start, None, pos
-        elif wire == _LEN:
-            size, pos = _varint(buf, pos)
-            if pos + size > len(buf):
-                raise GraphEditError("truncated protobuf field")
-            yield number, start, pos, pos + size
-            pos += size
-        else:
-            raise GraphEditError(f"unsupported protobuf wire type {wire}")
-
-
-def _field(number: int, payload: bytes | memoryview) -> bytes:
-    return _encode_varint(number << 3 | _LEN) + _encode_varint(len(payload)) + bytes(payload)
-
-
-def _name(message: memoryview) -> str | None:
-    for number, _, payload, end in _fields(message):
-        if number == _VALUE_INFO_NAME and payload is not None:
-            return bytes(message[payload:end]).decode("utf-8", "replace")
-    return None
 
 
 def _with_output(graph: memoryview, tensor: str) -> bytes:
     value_info = None
-    for number, _, payload, end in _fields(graph):
-        if payload is None or number not in (_GRAPH_OUTPUT, _GRAPH_VALUE_INFO):
+    for number, _, payload, end in fields(graph):
+        if payload is None or number not in (GRAPH_OUTPUT, GRAPH_VALUE_INFO):
             continue
-        name = _name(graph[payload:end])
-        if number == _GRAPH_OUTPUT and name == tensor:
+        name = name_of(graph[payload:end], VALUE_INFO_NAME)
+        if number == GRAPH_OUTPUT and name == tensor:
             return bytes(graph)  # already an output
-        if number == _GRAPH_VALUE_INFO and name == tensor:
+        if number == GRAPH_VALUE_INFO and name == tensor:
             value_info = graph[payload:end]
     if value_info is None:
         raise GraphEditError(f"the graph has no typed tensor named {tensor!r}")
-    return bytes(graph) + _field(_GRAPH_OUTPUT, value_info)
+    return bytes(graph) + field(GRAPH_OUTPUT, value_info)
 
 
 def expose(model: bytes, tensor: str = DURATIONS_OUTPUT) -> bytes:
     """``model`` (serialized ``ModelProto``) with the internal ``tensor`` added as its last output."""
-    buf = memoryview(model)
-    out, graphs = bytearray(), 0
-    for number, start, payload, end in _fields(buf):
-        if number == _MODEL_GRAPH and payload is not None:
-            out += _field(_MODEL_GRAPH, _with_output(buf[payload:end], tensor))
-            graphs += 1
-        else:
-            out += buf[start:end]
-    if graphs != 1:
-        raise GraphEditError("not an ONNX model: expected exactly one graph")
-    return bytes(out)
+    return with_graph(model, lambda graph: _with_output(graph, tensor))

@@ -1,6 +1,8 @@
 """Kokoro-82M on PyTorch through kokoro's own ``KModel``: the GPU image's engine.
 
-Loaded with an explicit config and weights file, so the Hugging Face hub is never contacted.
+Loaded with an explicit config and weights file, so the Hugging Face hub is never contacted. The forward
+pass is ``KModel.forward_with_tokens`` in two stages, the durations and the decoder, so that a cancel
+stops it between them (docs/decisions/120-cancel-the-running-inference.md).
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import torch
 from kokoro import KModel
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import Inference
-from kokoro_server.engine.tokens import frames_per_character
+from kokoro_server.engine.backend import CancelToken, Inference
+from kokoro_server.engine.tokens import frames_per_character, token_ids
 
 
 class TorchBackend:
@@ -29,11 +31,47 @@ class TorchBackend:
             .eval()
         )
 
-    def infer(self, phonemes: str, style: np.ndarray, speed: float) -> Inference:
-        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM))
+    def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
+        ids = torch.tensor([[0, *token_ids(phonemes, self._model.vocab), 0]], dtype=torch.long, device=self._device)
+        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, STYLE_DIM)).to(self._device)
         with torch.inference_mode():
-            out = self._model(phonemes, ref_s, speed, return_output=True)
+            pred_dur, d = self._durations(ids, ref_s, speed)
+            if cancel is not None:
+                cancel.check()
+            audio = self._decode(ids, ref_s, d, pred_dur)
         return Inference(
-            audio=out.audio.reshape(-1).float().numpy(),
-            frames=frames_per_character(phonemes, self._model.vocab, out.pred_dur.numpy()),
+            audio=audio.reshape(-1).float().cpu().numpy(),
+            frames=frames_per_character(phonemes, self._model.vocab, pred_dur.cpu().numpy()),
         )
+
+    def _lengths_and_mask(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """KModel's input lengths and padding mask for one unpadded sequence (the mask is all False)."""
+        lengths = torch.full((1,), ids.shape[-1], device=self._device, dtype=torch.long)
+        return lengths, torch.gt(
+            torch.arange(ids.shape[-1], device=self._device).unsqueeze(0) + 1, lengths.unsqueeze(1)
+        )
+
+    def _durations(self, ids: torch.Tensor, ref_s: torch.Tensor, speed: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """``KModel.forward_with_tokens`` up to ``pred_dur``: frames per token, and the features ``d`` the
+        prosody is predicted from once they are expanded over those frames."""
+        m = self._model
+        lengths, mask = self._lengths_and_mask(ids)
+        d_en = m.bert_encoder(m.bert(ids, attention_mask=(~mask).int())).transpose(-1, -2)
+        d = m.predictor.text_encoder(d_en, ref_s[:, 128:], lengths, mask)
+        x, _ = m.predictor.lstm(d)
+        duration = torch.sigmoid(m.predictor.duration_proj(x)).sum(dim=-1) / speed
+        return torch.round(duration).clamp(min=1).long().reshape(-1), d
+
+    def _decode(self, ids: torch.Tensor, ref_s: torch.Tensor, d: torch.Tensor, pred_dur: torch.Tensor) -> torch.Tensor:
+        """The rest of ``KModel.forward_with_tokens``: each token's features spread over its frames, the
+        prosody (F0, energy) predicted on them, and the decoder's audio."""
+        m = self._model
+        tokens = ids.shape[-1]
+        lengths, mask = self._lengths_and_mask(ids)
+        indices = torch.repeat_interleave(torch.arange(tokens, device=self._device), pred_dur)
+        alignment = torch.zeros((tokens, indices.shape[0]), device=self._device)
+        alignment[indices, torch.arange(indices.shape[0])] = 1
+        alignment = alignment.unsqueeze(0)
+        f0, noise = m.predictor.F0Ntrain(d.transpose(-1, -2) @ alignment, ref_s[:, 128:])
+        asr = m.text_encoder(ids, lengths, mask) @ alignment
+        return m.decoder(asr, f0, noise, ref_s[:, :128])

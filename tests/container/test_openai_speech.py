@@ -105,7 +105,9 @@ def test_sse_deltas_reassemble_and_end_with_usage(client, fmt):
 
 
 def test_word_timestamps_cover_the_audio(model_server_url):
-    text = "It costs $3.50 at 10:45 pm."
+    # Plain words: what a written form ("$3.50") sounds like is the normalization tests'
+    # job, so the hearing check here uses words a recognizer can only write one way.
+    text = "Tickets are sold at the door of the museum."
     r = httpx.post(
         f"{model_server_url}/v1/audio/speech/timestamps",
         json={"input": text, "voice": "marin", "response_format": "wav"},

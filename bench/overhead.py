@@ -22,8 +22,8 @@ from kokoro_server.assets import AssetError, resolve
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import Audio, End
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 
 from .errors import BenchError

@@ -17,8 +17,8 @@ from cli.common.errors import CommandFailed
 from cli.local.agent_local_servers import model_server_process
 from speech_protocol.messages import Ready, StreamDecoder
 from speech_protocol.readiness import status as http_status
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError, TtsServerError
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector, session_url
 
 from .errors import BenchError

@@ -50,7 +50,9 @@ class Tally:
     unexpected: collections.Counter = field(default_factory=collections.Counter)
 
 
-class _Session:
+class _RawSocket:
+    """One soak client on a raw WebSocket (not TtsSession: it sends bad frames on purpose)."""
+
     def __init__(self, ws):
         self.ws, self.decoder = ws, StreamDecoder()
         self.pending: collections.deque[ServerEvent] = collections.deque()
@@ -71,27 +73,27 @@ class _Session:
         await self.ws.send(encode_client_message(Synthesize(text, id=uid)))
 
 
-async def _normal(s: _Session, tally: Tally) -> None:
+async def _normal(s: _RawSocket, tally: Tally) -> None:
     for i, text in enumerate(SENTENCES):
         await s.say(text, f"n{i}")
     for _ in SENTENCES:
         await s.until(End, tally)
 
 
-async def _cancel(s: _Session, tally: Tally) -> None:
+async def _cancel(s: _RawSocket, tally: Tally) -> None:
     await s.say(LONG, "c")
     await s.until(Audio, tally)
     await s.ws.send(encode_client_message(Cancel("c")))
     await s.until(End, tally)
 
 
-async def _vanish(s: _Session, tally: Tally) -> None:
+async def _vanish(s: _RawSocket, tally: Tally) -> None:
     await s.say(LONG, "v")
     await s.until(Audio, tally)
     s.ws.transport.abort()  # gone without a close frame
 
 
-async def _bad(s: _Session, tally: Tally) -> None:
+async def _bad(s: _RawSocket, tally: Tally) -> None:
     for frame in BAD_FRAMES:
         await s.ws.send(frame)
     await s.say(SENTENCES[0], "b")
@@ -107,7 +109,7 @@ async def _client(url: str, index: int, deadline: float, tally: Tally) -> None:
         name = next(names)
         try:
             async with websockets.connect(session_url(url), max_size=None, open_timeout=WAIT_S) as ws:
-                s = _Session(ws)
+                s = _RawSocket(ws)
                 first = await s.next()
                 if isinstance(first, Error) and first.code == SERVER_BUSY:
                     tally.expected[SERVER_BUSY] += 1

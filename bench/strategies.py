@@ -22,12 +22,12 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from speech_protocol.messages import Audio, End
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsError
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent
 from voice_agent.llm import build_agent, text_deltas
-from voice_agent.pipeline import Voice, speak_answer
+from voice_agent.pipeline import VoiceChoice, speak_answer
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
 
@@ -100,7 +100,7 @@ async def _stamped(deltas: AsyncGenerator[str, None], trace: Trace, now) -> Asyn
 async def _pipelined(deltas: AsyncIterator[str], session: TtsSession, run: Run, trace: Trace, now) -> None:
     segmenter = Segmenter(run.policy or SegmentPolicy())
     adapt = run.policy is None
-    async for event in speak_answer(deltas, session, segmenter, Voice(run.voice, 1.0), adapt_to_server=adapt):
+    async for event in speak_answer(deltas, session, segmenter, VoiceChoice(run.voice, 1.0), adapt_to_server=adapt):
         if isinstance(event, PieceSent):
             trace.pieces.append((now(), event.text))
         elif isinstance(event, AudioChunk):

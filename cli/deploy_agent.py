@@ -15,7 +15,7 @@ import typer
 
 from cli.checks.agent_smoke import SMOKE_PROMPT
 from cli.common.errors import UsageError
-from cli.deploy import agent_flow, options
+from cli.deploy import agent_flow, flags
 from cli.local.agent_local import invoke, local
 from cli.local.agent_web import web
 from cli.typer_app import add_stack_commands, command_state, deploy_callback, new_app
@@ -32,15 +32,15 @@ Text = str | None
 @deploy_callback(app)
 def main(
     ctx: typer.Context,
-    agent_stack_name: options.AgentStackName = None,
-    model_stack_name: options.ModelStackName = None,
-    endpoint_name: options.EndpointName = None,
-    voice: options.Voice = None,
-    model_id: Annotated[Text, options.context_option("model_id")] = None,
-    agent_artifact: Annotated[Text, options.context_option("agent_artifact")] = None,
-    agent_image_uri: Annotated[Text, options.context_option("agent_image_uri")] = None,
-    runtime_name: Annotated[Text, options.context_option("runtime_name")] = None,
-    agent_allowed_origins: Annotated[Text, options.context_option("agent_allowed_origins")] = None,
+    agent_stack_name: flags.AgentStackName = None,
+    model_stack_name: flags.ModelStackName = None,
+    endpoint_name: flags.EndpointName = None,
+    voice: flags.VoiceName = None,
+    model_id: Annotated[Text, flags.context_option("model_id")] = None,
+    agent_artifact: Annotated[Text, flags.context_option("agent_artifact")] = None,
+    agent_image_uri: Annotated[Text, flags.context_option("agent_image_uri")] = None,
+    runtime_name: Annotated[Text, flags.context_option("runtime_name")] = None,
+    agent_allowed_origins: Annotated[Text, flags.context_option("agent_allowed_origins")] = None,
 ) -> None:
     """Deploy the agent stack and verify the runtime speaks (the bare command), or run a subcommand."""
     if ctx.invoked_subcommand is None:

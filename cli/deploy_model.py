@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from cli.deploy import model_flow, options
+from cli.deploy import flags, model_flow
 from cli.typer_app import add_stack_commands, command_state, deploy_callback, new_app, state_of
 
 app = new_app("Deploy, verify and manage the Kokoro TTS SageMaker endpoint (the model stack).")
@@ -27,7 +27,7 @@ SkipSmoke = Annotated[
         "--skip-smoke",
         help="Deploy and wait for InService, but skip the smoke test of both paths "
         "(e.g. on a local AWS emulator, where no container runs); `smoke` runs it later.",
-        rich_help_panel=options.RUN_PANEL,
+        rich_help_panel=flags.RUN_PANEL,
     ),
 ]
 
@@ -35,16 +35,16 @@ SkipSmoke = Annotated[
 @deploy_callback(app)
 def main(
     ctx: typer.Context,
-    model_stack_name: options.ModelStackName = None,
-    endpoint_name: options.EndpointName = None,
-    instance_type: Annotated[str | None, options.context_option("instance_type")] = None,
-    instance_count: Annotated[Count, options.context_option("instance_count")] = None,
-    min_instances: Annotated[Count, options.context_option("min_instances")] = None,
-    max_instances: Annotated[Count, options.context_option("max_instances")] = None,
-    engine: Annotated[str | None, options.context_option("engine")] = None,
-    image_uri: Annotated[str | None, options.context_option("image_uri")] = None,
-    voice: options.Voice = None,
-    direct: options.Direct = False,
+    model_stack_name: flags.ModelStackName = None,
+    endpoint_name: flags.EndpointName = None,
+    instance_type: Annotated[str | None, flags.context_option("instance_type")] = None,
+    instance_count: Annotated[Count, flags.context_option("instance_count")] = None,
+    min_instances: Annotated[Count, flags.context_option("min_instances")] = None,
+    max_instances: Annotated[Count, flags.context_option("max_instances")] = None,
+    engine: Annotated[str | None, flags.context_option("engine")] = None,
+    image_uri: Annotated[str | None, flags.context_option("image_uri")] = None,
+    voice: flags.VoiceName = None,
+    direct: flags.Direct = False,
     skip_smoke: SkipSmoke = False,
 ) -> None:
     """Deploy the model stack and verify the endpoint (the bare command), or run a subcommand."""

@@ -23,7 +23,7 @@ from cli.common import child_processes
 from cli.common.aws_api import AwsApi, Boto3Aws
 from cli.common.console import Console
 from cli.common.errors import CliError, ExitCode, UsageError
-from cli.deploy import deploy_steps, options
+from cli.deploy import deploy_steps, flags
 from cli.deploy.cdk_command import OUTPUT_DIR, PROJECT_ROOT
 from cli.deploy.run_options import RunOptions, build_run_options
 
@@ -42,16 +42,16 @@ def _options(*specs: tuple[str, object, object]) -> tuple[inspect.Parameter, ...
 
 # Both CLIs' options, before and after each CLI's own (the order of --help).
 _SHARED_FIRST = _options(
-    ("region", options.Region, None), ("account", options.Account, None), ("profile", options.Profile, None)
+    ("region", flags.Region, None), ("account", flags.Account, None), ("profile", flags.Profile, None)
 )
 _SHARED_LAST = _options(
-    ("dry_run", options.DryRun, False),
-    ("assume_yes", options.Yes, False),
-    ("json_output", options.Json, False),
-    ("bootstrap", options.Bootstrap, False),
-    ("out_dir", options.OutDir, None),
-    ("cdk_bin", options.CdkBin, options.DEFAULT_CDK_BIN),
-    ("docker_bin", options.DockerBin, "docker"),
+    ("dry_run", flags.DryRun, False),
+    ("assume_yes", flags.Yes, False),
+    ("json_output", flags.Json, False),
+    ("bootstrap", flags.Bootstrap, False),
+    ("out_dir", flags.OutDir, None),
+    ("cdk_bin", flags.CdkBin, flags.DEFAULT_CDK_BIN),
+    ("docker_bin", flags.DockerBin, "docker"),
 )
 # The options that say how to run, by their name in ctx.params and in build_run_options.
 _RUN_KEYS = ("profile", "dry_run", "assume_yes", "bootstrap", "direct", "cdk_bin", "docker_bin")
@@ -103,7 +103,7 @@ def start(ctx: typer.Context) -> CliState:
     console = Console(json_mode=given["json_output"])
     assembly = str(Path(given["out_dir"]).resolve()) if given["out_dir"] else str(PROJECT_ROOT / OUTPUT_DIR)
     try:
-        run = build_run_options(options.context_given(ctx), **{k: given[k] for k in _RUN_KEYS if k in given})
+        run = build_run_options(flags.context_given(ctx), **{k: given[k] for k in _RUN_KEYS if k in given})
     except CliError as err:
         raise typer.Exit(int(console.fail(err))) from None
     ctx.obj = CliState(run=run, console=console, out_dir=assembly)

@@ -57,11 +57,11 @@ MODEL_OPENAI = {
 }
 MODEL_SESSION = {
     SERVER: ["session"],
-    "container/kokoro_server/session.py": None,
+    "container/kokoro_server/synthesis_session.py": None,
     MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
     "container/kokoro_server/errors.py": ["classify"],
 }
-AGENT_ANSWER = {AGENT + "llm.py": None, AGENT + "conversations.py": None, AGENT + "events.py": ["error_event"]}
+AGENT_ANSWER = {AGENT + "llm.py": None, AGENT + "agent_pool.py": None, AGENT + "events.py": ["error_event"]}
 AGENT_SSE = {AGENT + "request.py": None, MESSAGES: ["parse_speed"], **AGENT_ANSWER}
 AGENT_WS = {
     AGENT + "conversation/messages.py": None,
@@ -227,7 +227,9 @@ def test_model_session_errors():
 def test_model_session_close_codes():
     listener = (ROOT / "container/kokoro_server/listener.py").read_text()
     assert "ws_max_size=" in listener  # the WebSocket library closes an oversized frame with 1009
-    emitted = _close_codes({SERVER: ["session", "_refuse"], "container/kokoro_server/session.py": None}) | {1009}
+    emitted = _close_codes({SERVER: ["session", "_refuse"], "container/kokoro_server/synthesis_session.py": None}) | {
+        1009
+    }
     _check([int(c) for c in _documented("Model server: session close codes")], emitted)
 
 

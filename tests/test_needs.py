@@ -12,7 +12,7 @@ from needs import heaviest_first, scope
 from servers import REPO
 
 FILES = (
-    "tests/protocol/test_client_session.py",  # the shared server by fixture, scripted servers beside it
+    "tests/protocol/test_tts_session.py",  # the shared server by fixture, scripted servers beside it
     "tests/agent/test_conversation.py",  # the recognizer imported inside one test
     "tests/container/test_engine.py",  # the model in-process, through a module fixture
     "tests/cli/deploy/test_deploy_model.py",  # the cdk CLI behind a command

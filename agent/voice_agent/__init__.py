@@ -3,8 +3,8 @@
 * :mod:`~voice_agent.app` (AgentCore's ``/invocations`` and ``/ws``), :mod:`~voice_agent.settings`,
   :mod:`~voice_agent.request`, :mod:`~voice_agent.body_limit`, :mod:`~voice_agent.hangup`: the application
   and its edges;
-* :mod:`~voice_agent.conversation`, :mod:`~voice_agent.conversations`: the spoken conversation and the
-  agents per conversation;
+* :mod:`~voice_agent.conversation`, :mod:`~voice_agent.agent_pool`: the spoken conversation and the
+  Strands agent per session id;
 * :mod:`~voice_agent.pipeline`, :mod:`~voice_agent.events`, :mod:`~voice_agent.llm`: one answer, from the
   LLM's deltas to the caller's events;
 * :mod:`~voice_agent.segmenter` (the incremental driver), :mod:`~voice_agent.cuts` (where a text may be cut),
@@ -15,10 +15,10 @@ Nothing is imported here: ``import voice_agent`` loads no LLM or AWS library (do
 """
 
 __all__ = [
+    "agent_pool",
     "app",
     "body_limit",
     "conversation",
-    "conversations",
     "cuts",
     "events",
     "first_piece",

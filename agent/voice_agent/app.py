@@ -20,17 +20,17 @@ from starlette.websockets import WebSocket
 from strands import Agent
 
 from speech_protocol.browser_access import BrowserGuard
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import Connector
+from speech_protocol.tts_session import TtsSession
 
+from .agent_pool import AgentPool
 from .body_limit import BodyLimit, JsonBody
-from .conversation import converse, session_of
+from .conversation import converse, session_id_of
 from .conversation.messages import Prompt
-from .conversations import Conversations
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup
 from .llm import build_agent, text_deltas
-from .pipeline import PieceSegmenter, Voice, speak_answer
+from .pipeline import PieceSegmenter, VoiceChoice, speak_answer
 from .request import BadRequest, parse_invocation
 from .segmenter import Segmenter
 from .settings import AgentSettings
@@ -57,7 +57,7 @@ def create_app(
         ]
     )
     tts = connector or connector_for(settings.tts)
-    conversations = Conversations(new_agent or (lambda: build_agent(settings.llm)))
+    agents = AgentPool(new_agent or (lambda: build_agent(settings.llm)))
 
     @app.entrypoint
     async def invocations(payload: Any, context: RequestContext) -> AsyncIterator[dict[str, Any]]:
@@ -66,23 +66,23 @@ def create_app(
         except BadRequest as err:
             yield to_wire(error_event(err))
             return
-        voice = Voice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
+        voice = VoiceChoice(request.voice or settings.tts.voice, request.speed or settings.tts.speed)
         try:
-            with conversations.turn(request.session) as agent:
-                session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
-                answer = speak_answer(text_deltas(agent, request.prompt), session, new_segmenter(), voice)
+            with agents.turn(request.session_id) as agent:
+                tts_session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+                answer = speak_answer(text_deltas(agent, request.prompt), tts_session, new_segmenter(), voice)
                 async for event in until_hangup(answer, hangup_flag(context.request)):
                     yield to_wire(event)
         except Exception as err:  # typed for the caller; CancelledError (hang-up) passes
             yield to_wire(error_event(err))
 
     def answer_for(agent: Agent, prompt: Prompt) -> AsyncIterator:
-        voice = Voice(prompt.voice or settings.tts.voice, prompt.speed or settings.tts.speed)
-        session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
-        return speak_answer(text_deltas(agent, prompt.text), session, new_segmenter(), voice, with_words=True)
+        voice = VoiceChoice(prompt.voice or settings.tts.voice, prompt.speed or settings.tts.speed)
+        tts_session = TtsSession(tts, timeout_s=settings.tts.timeout_s)
+        return speak_answer(text_deltas(agent, prompt.text), tts_session, new_segmenter(), voice, with_words=True)
 
     @app.websocket
     async def conversation(websocket: WebSocket, context: RequestContext) -> None:
-        await converse(websocket, session_of(websocket, context.session_id), conversations, answer_for)
+        await converse(websocket, session_id_of(websocket, context.session_id), agents, answer_for)
 
     return app

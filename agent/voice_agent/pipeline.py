@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End, Start, Words
-from speech_protocol.session import TtsSession
+from speech_protocol.tts_session import TtsSession
 
 from .events import (
     AgentEvent,
@@ -51,7 +51,7 @@ class PieceSegmenter(Protocol):
 
 
 @dataclass(frozen=True)
-class Voice:
+class VoiceChoice:
     name: str
     speed: float
 
@@ -74,9 +74,9 @@ class _Answer:
 
 async def speak_answer(
     deltas: AsyncIterator[str],
-    session: TtsSession,
+    tts_session: TtsSession,
     segmenter: PieceSegmenter,
-    voice: Voice,
+    voice: VoiceChoice,
     *,
     clock: Callable[[], float] = time.monotonic,
     adapt_to_server: bool = True,
@@ -100,8 +100,8 @@ async def speak_answer(
         sized_for: tuple[float | None, float | None] | None = None  # the pace the segmenter was sized for
         try:
             async for delta in deltas:
-                pace = (session.rtf, session.piece_overhead_s)
-                if adapt_to_server and session.ready and pace != sized_for:
+                pace = (tts_session.rtf, tts_session.piece_overhead_s)
+                if adapt_to_server and tts_session.ready and pace != sized_for:
                     segmenter.adapt_to(*pace)
                     sized_for = pace
                 answer.text += delta
@@ -118,8 +118,8 @@ async def speak_answer(
     async def listen() -> None:
         first_audio: dict[str, float] = {}
         piece_start_s: dict[str, float] = {}
-        async for event in session.events():
-            rate = session.sample_rate or SAMPLE_RATE
+        async for event in tts_session.events():
+            rate = tts_session.sample_rate or SAMPLE_RATE
             if isinstance(event, Start):
                 piece_start_s[event.id] = answer.audio_samples / rate
             elif isinstance(event, Words):
@@ -139,15 +139,15 @@ async def speak_answer(
                 )
 
     async def speak() -> None:
-        async with session:
+        async with tts_session:
             listener = asyncio.create_task(_guarded(listen(), queue))
             try:
                 while (piece := await pieces.get()) is not None:
                     piece_id = f"p{answer.pieces}"
                     answer.pieces += 1
-                    await session.synthesize(piece_id, piece, voice.name, voice.speed)
+                    await tts_session.synthesize(piece_id, piece, voice.name, voice.speed)
                     queue.put_nowait(PieceSent(piece_id, piece, elapsed()))
-                await session.finish()
+                await tts_session.finish()
                 await asyncio.shield(listener)
             finally:
                 await _cancel(listener)
@@ -166,7 +166,7 @@ async def speak_answer(
                 yield item
         yield Summary(
             ttfa_s=answer.first_audio_s,
-            audio_s=round(answer.audio_samples / (session.sample_rate or SAMPLE_RATE), 3),
+            audio_s=round(answer.audio_samples / (tts_session.sample_rate or SAMPLE_RATE), 3),
             pieces=answer.pieces,
             text=answer.text,
             llm_s=answer.llm_s,

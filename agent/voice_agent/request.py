@@ -25,7 +25,7 @@ class Invocation:
     prompt: str
     voice: str | None = None
     speed: float | None = None
-    session: str | None = None
+    session_id: str | None = None  # the JSON field "session": AgentCore's session id, or the caller's
 
 
 def parse_invocation(payload: Any) -> Invocation:
@@ -58,4 +58,4 @@ def parse_invocation(payload: Any) -> Invocation:
     session = payload.get("session")
     if session is not None and not (isinstance(session, str) and _SESSION.fullmatch(session)):
         raise BadRequest("bad_session", "field 'session' must be 1-128 letters, digits or _ . : -")
-    return Invocation(prompt=prompt, voice=voice, speed=speed, session=session)
+    return Invocation(prompt=prompt, voice=voice, speed=speed, session_id=session)

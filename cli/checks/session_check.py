@@ -1,6 +1,6 @@
 """One utterance over a bidirectional session, sent the way the SageMaker SDK sends it: BINARY frames.
 
-The check is the shared client session (:class:`speech_protocol.session.TtsSession`) with
+The check is the shared client session (:class:`speech_protocol.tts_session.TtsSession`) with
 ``binary_frames=True``; only the connector differs between a local server (WebSocket) and a deployed
 endpoint (SageMaker's bidirectional stream). Replies are decoded by the session, so parts split or
 merged anywhere still decode.
@@ -13,7 +13,6 @@ import time
 
 from cli.checks.smoke_report import CheckResult, Outcome, judge_pcm
 from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import (
     Connector,
     TtsProtocolError,
@@ -22,6 +21,7 @@ from speech_protocol.transport import (
     TtsTimeout,
     TtsUnreachable,
 )
+from speech_protocol.tts_session import TtsSession
 
 SMOKE_ID = "smoke"
 MAX_AUDIO_S = 60.0  # a one-sentence smoke text never needs more; a server streaming on is broken

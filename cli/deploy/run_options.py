@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from cli.common.aws_api import env_region
 from cli.common.errors import UsageError
 from cli.deploy.cdk_command import CdkTarget
-from cli.deploy.options import flag_for
+from cli.deploy.flags import flag_for
 from stacks.settings import DeploySettings, SettingsError, parse_settings
 
 

@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess, BrowserGuard
-from voice_agent.conversation import SESSION_HEADER
+from voice_agent.conversation import SESSION_ID_HEADER
 
 PAGE_DIR = Path(__file__).with_name("web")
 # AgentCore runtime session ids are 33 to 256 characters; the page sends a UUID (36).
@@ -47,7 +47,7 @@ class Presigner(Protocol):
 def local_connect_url(agent_url: str) -> ConnectUrl:
     """A local agent (``http://127.0.0.1:PORT``): its /ws, naming the session as a presigned URL does."""
     base = agent_url.replace("http://", "ws://", 1).replace("https://", "wss://", 1).rstrip("/")
-    return lambda session: f"{base}/ws?{urlencode({SESSION_HEADER: session})}"
+    return lambda session: f"{base}/ws?{urlencode({SESSION_ID_HEADER: session})}"
 
 
 def runtime_connect_url(presigner: Presigner, runtime_arn: str) -> ConnectUrl:

@@ -3,7 +3,7 @@ bidirectional speech session, on one loaded model. Its public modules, by layer:
 
 * :mod:`~kokoro_server.cli` (``kokoro-serve``), :mod:`~kokoro_server.settings`, :mod:`~kokoro_server.listener`:
   start-up, settings parsed once, the socket and its limits;
-* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.session`, :mod:`~kokoro_server.errors`: the HTTP routes, the
+* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.synthesis_session`, :mod:`~kokoro_server.errors`: the HTTP routes, the
   speech session, the typed errors on the wire;
 * :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
   the streaming encoders of its formats;
@@ -30,6 +30,6 @@ __all__ = [
     "runtime",
     "scheduler",
     "server",
-    "session",
     "settings",
+    "synthesis_session",
 ]

@@ -22,8 +22,8 @@ from kokoro_server.errors import RequestError, http_error_body, session_error
 from kokoro_server.openai_api.routes import openai_routes
 from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
-from kokoro_server.session import Session
 from kokoro_server.settings import ServerSettings
+from kokoro_server.synthesis_session import SynthesisSession
 from speech_protocol.browser_access import BrowserGuard
 from speech_protocol.messages import (
     MAX_FRAME_BYTES,
@@ -141,7 +141,7 @@ async def session(websocket: WebSocket) -> None:
         await _refuse(websocket, busy)
         return
     try:
-        await Session(websocket, runtime).run()
+        await SynthesisSession(websocket, runtime).run()
     finally:
         ticket.release()
 

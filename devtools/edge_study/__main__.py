@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for text in SENTENCES:
         (phonemes,) = chunk_phonemes(phonemizer.phonemize(normalize(text).spoken, voice.lang)[0])
-        style = voice.style_for(len(phonemes))
+        style = voice.vector_for(len(phonemes))
         head, tail = edge_tokens([p.isalpha() for p in phonemes if p in model.vocab])
         base = decode(model, phonemes, style, "whole", 0, 0)
         start, stop = base.bounds()

@@ -13,7 +13,7 @@ import asyncio
 import time
 
 from speech_protocol.messages import Audio
-from speech_protocol.session import TtsSession
+from speech_protocol.tts_session import TtsSession
 from voice_agent.tts_client.sagemaker import SageMakerConnector
 
 PIECES = ("Good evening.", "Your table by the window is ready.")

@@ -2,7 +2,7 @@
 
 A transport only moves raw parts: it sends one UTF-8 message and receives whatever bytes the model
 server's frames became on the way (SageMaker may split or merge them). Decoding those parts into
-protocol events happens once, in :mod:`speech_protocol.session`, for every transport.
+protocol events happens once, in :mod:`speech_protocol.tts_session`, for every transport.
 """
 
 from __future__ import annotations

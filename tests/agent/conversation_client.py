@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from voice_agent.conversation import SESSION_HEADER
+from voice_agent.conversation import SESSION_ID_HEADER
 
 
 @dataclass
@@ -66,6 +66,6 @@ class Talk:
 @contextlib.asynccontextmanager
 async def talk(agent_url: str, session: str | None = None) -> AsyncIterator[Talk]:
     url = agent_url.replace("http://", "ws://") + "/ws"
-    headers = {SESSION_HEADER: session} if session else None
+    headers = {SESSION_ID_HEADER: session} if session else None
     async with connect(url, additional_headers=headers, proxy=None, max_size=None) as connection:
         yield Talk(connection)

@@ -23,14 +23,14 @@ from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import page_origins
 from speech_protocol.browser_access import LOOPBACK_NAMES
 from voice_agent.app import create_app
-from voice_agent.conversation import SESSION_HEADER
+from voice_agent.conversation import SESSION_ID_HEADER
 from voice_agent.settings import settings_from_env
 
 REPLY = "Hello there. Nice to meet you"
 PAGE_PORT = 8000
 PAGE = f"http://127.0.0.1:{PAGE_PORT}"
 EVIL = "http://evil.example"
-WS = f"/ws?{SESSION_HEADER}=0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
+WS = f"/ws?{SESSION_ID_HEADER}=0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
 # What a page can send cross-site without asking the server first (the "simple" requests), and JSON in it.
 SIMPLE_TYPES = ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data"]
 PROMPT = json.dumps({"prompt": "Hi"})

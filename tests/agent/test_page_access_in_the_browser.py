@@ -21,7 +21,7 @@ from word_server import WordServer
 from cli.local.agent_local import agent_access
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import local_connect_url, new_token, page_app
-from voice_agent.conversation import SESSION_HEADER
+from voice_agent.conversation import SESSION_ID_HEADER
 
 EVIL_DNS = "--host-resolver-rules=MAP evil.example 127.0.0.1"
 READY = "window.talk && talk.events.some(e => e.type === 'ready')"
@@ -65,7 +65,7 @@ async def test_another_site_and_a_rebound_name_get_nothing() -> None:
     evil = Starlette(routes=[Route("/", lambda _: HTMLResponse("<!doctype html><title>cats</title>"))])
     async with local_web() as (agent_url, page_url, token):
         agent_port, page_port = agent_url.rsplit(":", 1)[1], page_url.rsplit(":", 1)[1]
-        ws_path = f"/ws?{SESSION_HEADER}=0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
+        ws_path = f"/ws?{SESSION_ID_HEADER}=0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
         with agent_server_thread(evil) as evil_url:
             async with chromium_page(f"{page_url}/?token={token}", EVIL_DNS) as page:
                 await page.wait_for(READY)

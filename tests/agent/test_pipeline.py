@@ -10,13 +10,13 @@ from scripted_model_server import PCM_CHUNK, Peer, close_after_first_message, gr
 from servers import free_port
 
 from speech_protocol.messages import Audio, Close, End, Ready, Start, Synthesize
-from speech_protocol.session import TtsSession
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
-from voice_agent.pipeline import Voice, speak_answer
+from voice_agent.pipeline import VoiceChoice, speak_answer
 from voice_agent.segmenter import Segmenter
 
-VOICE = Voice("af_heart", 1.0)
+VOICE = VoiceChoice("af_heart", 1.0)
 
 
 async def deltas_of(*chunks: str) -> AsyncIterator[str]:

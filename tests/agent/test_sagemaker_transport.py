@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 sdk_models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
 
 from speech_protocol.messages import Audio, End, Ready, Start, decode_client_frame, encode_event  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from speech_protocol.session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 from speech_protocol.transport import TtsServerError, TtsSessionClosed, TtsUnreachable  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.tts_session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 from voice_agent.tts_client.sagemaker import (  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
     Boto3CredentialsResolver,
     SageMakerConnector,

@@ -24,8 +24,8 @@ from speech_protocol.messages import (
     Synthesize,
     encode_client_message,
 )
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsBusy
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector, session_url
 
 SENTENCES = [

@@ -123,7 +123,7 @@ async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk, f
 def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synth):
     backend = synth.backend
     (chunk,) = synth.plan(SHORT, None, 1.0)
-    style = chunk.voice.style_for(len(chunk.phonemes))
+    style = chunk.style.vector_for(len(chunk.phonemes))
     plain = backend.infer(chunk.phonemes, style, 1.0)
     again = backend.infer(chunk.phonemes, style, 1.0)
     assert np.array_equal(plain.audio, again.audio)  # the premise: the ONNX engine is deterministic

@@ -109,7 +109,7 @@ def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets):
     assert isinstance(slowed, SlowedBackend) and slowed.name == "onnx"
     style = VoiceBank(assets).get("af_heart")
     start = time.perf_counter()
-    out = slowed.infer("hˈɛlO.", style.style_for(6), 1.0)
+    out = slowed.infer("hˈɛlO.", style.vector_for(6), 1.0)
     assert time.perf_counter() - start >= 1.5 * len(out.audio) / 24000  # held at least that long, by construction
     pace = Synthesizer(slowed, Phonemizer(), VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
     assert pace.rtf >= 1.5  # the trimmed audio is shorter than what the engine produced, so slower still

@@ -27,8 +27,8 @@ from speech_protocol.messages import (  # noqa: E402 - after importorskip: the S
     Synthesize,
     encode_client_message,
 )
-from speech_protocol.session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 from speech_protocol.transport import TtsServerError  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.tts_session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
 
 pytestmark = pytest.mark.slow

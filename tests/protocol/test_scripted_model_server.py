@@ -7,8 +7,8 @@ from scripted_model_server import Peer, greet, scripted_model_server
 from websockets.asyncio.client import connect
 
 from speech_protocol.messages import Close, Synthesize, encode_client_message
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import TtsSessionClosed
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector, session_url
 
 

@@ -18,7 +18,7 @@ from strands import Agent
 
 from speech_protocol.messages import SAMPLE_RATE
 
-from ..conversations import Conversations, SessionBusy
+from ..agent_pool import AgentPool, SessionBusy
 from ..events import AgentEvent
 from . import messages
 from .history import close_failed_turn, heard_text, record_interrupted, transcript
@@ -26,28 +26,28 @@ from .messages import BadMessage, Bye, Interrupt, Prompt, parse_client_frame
 from .outbox import Outbox
 from .turn import Turn, stream_turn
 
-SESSION_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
-MAX_SESSION_CHARS = 256
+SESSION_ID_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
+MAX_SESSION_ID_CHARS = 256
 # (agent, prompt) -> the answer's events, words included
 AnswerFor = Callable[[Agent, Prompt], AsyncIterator[AgentEvent]]
 
 
-def session_of(websocket: Any, header_value: str | None) -> str | None:
+def session_id_of(websocket: Any, header_value: str | None) -> str | None:
     """AgentCore's session header; else the same name as a query parameter, which is where a presigned
     URL carries it and how a browser (which cannot set headers on a WebSocket) names its session."""
-    session = header_value or websocket.query_params.get(SESSION_HEADER)
-    if session and len(session) <= MAX_SESSION_CHARS and session.isprintable():
-        return session
+    session_id = header_value or websocket.query_params.get(SESSION_ID_HEADER)
+    if session_id and len(session_id) <= MAX_SESSION_ID_CHARS and session_id.isprintable():
+        return session_id
     return None
 
 
-class Conversation:
+class Connection:
     """The turns of one socket, over the history of one Strands agent."""
 
-    def __init__(self, conversations: Conversations, session: str | None, outbox: Outbox, answer_for: AnswerFor):
-        self.conversations = conversations
-        self.session = session
-        self.agent = conversations.agent_for(session)  # no session: this socket's own history
+    def __init__(self, agents: AgentPool, session_id: str | None, outbox: Outbox, answer_for: AnswerFor):
+        self.agents = agents
+        self.session_id = session_id
+        self.agent = agents.agent_for(session_id)  # no session id: this socket's own history
         self.outbox = outbox
         self.answer_for = answer_for
         self.turns = 0
@@ -105,7 +105,7 @@ class Conversation:
 
     def _turn_of_session(self) -> contextlib.AbstractContextManager:
         """A session's agent answers one turn at a time, whichever socket or request asks."""
-        return self.conversations.turn(self.session) if self.session else contextlib.nullcontext()
+        return self.agents.turn(self.session_id) if self.session_id else contextlib.nullcontext()
 
     @staticmethod
     async def _stop(turn: Turn) -> None:
@@ -115,17 +115,17 @@ class Conversation:
             await asyncio.gather(turn.task, return_exceptions=True)
 
 
-async def converse(websocket: Any, session: str | None, conversations: Conversations, answer_for: AnswerFor) -> None:
+async def converse(websocket: Any, session_id: str | None, agents: AgentPool, answer_for: AnswerFor) -> None:
     """Serve one socket until the listener says ``bye`` or goes away."""
     await websocket.accept()
     outbox = Outbox(websocket)
-    talk = Conversation(conversations, session, outbox, answer_for)
+    talk = Connection(agents, session_id, outbox, answer_for)
     try:
         await outbox.text(
             messages.event(
                 "ready",
                 sample_rate=SAMPLE_RATE,
-                session=session,
+                session=session_id,
                 max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES,
                 history=transcript(talk.agent.messages),
             )

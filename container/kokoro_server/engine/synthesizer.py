@@ -16,7 +16,7 @@ from kokoro_server.audio import cut, speech_bounds
 from kokoro_server.engine.backend import Backend, CancelToken
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
-from kokoro_server.engine.voices import Voice, VoiceBank
+from kokoro_server.engine.voices import VoiceBank, VoiceStyle
 from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
 from speech_protocol.messages import SAMPLE_RATE
@@ -36,7 +36,7 @@ class Chunk:
     the utterance's written words) each phoneme character belongs to, -1 for none."""
 
     phonemes: str
-    voice: Voice
+    style: VoiceStyle
     speed: float
     owners: tuple[int, ...] = ()
     words: tuple[str, ...] = ()
@@ -82,7 +82,7 @@ class Synthesizer:
 
     def render(self, chunk: Chunk, cancel: CancelToken | None = None) -> Rendered:
         """Speak one chunk; raises :class:`~kokoro_server.engine.backend.RenderCancelled` once ``cancel`` is."""
-        style = chunk.voice.style_for(len(chunk.phonemes))
+        style = chunk.style.vector_for(len(chunk.phonemes))
         out = self.backend.infer(chunk.phonemes, style, chunk.speed, cancel)
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
         return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop))

@@ -19,7 +19,8 @@ from kokoro_server.engine.phonemes import LANGUAGES
 _TERM = re.compile(r"^\s*([a-z]{2}_[a-z0-9_]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
 MAX_BLEND = 8
 # A weight is relative to the others, so this range loses nothing a listener could hear, and it keeps every
-# weight and their sum inside float32 (1e40 overflowed to inf and 1e-50 to 0: both gave silent audio).
+# weight and their sum finite and non-zero in float32, where a blend still has a voice (outside it the
+# normalised weights are NaN and the audio is silence: docs/decisions/042-hostile-input-errors.md).
 MIN_WEIGHT, MAX_WEIGHT = 1e-3, 1e3
 
 
@@ -28,11 +29,13 @@ class UnknownVoice(ValueError):
 
 
 @dataclass(frozen=True)
-class Voice:
+class VoiceStyle:
+    """A voice (or blend) as the model sees it: one style vector per phoneme count, and its language."""
+
     table: np.ndarray  # float32 [510, 1, 256]
     lang: str
 
-    def style_for(self, phoneme_count: int) -> np.ndarray:
+    def vector_for(self, phoneme_count: int) -> np.ndarray:
         row = min(max(phoneme_count, 1), len(self.table)) - 1
         return self.table[row]
 
@@ -44,13 +47,13 @@ class VoiceBank:
         self._tables = {name: assets.load_voice(name) for name in sorted(assets.voices) if name[0] in LANGUAGES}
         if not self._tables:
             raise UnknownVoice("the asset set has no English voices (names starting with 'a' or 'b')")
-        self._cache: dict[str, Voice] = {}
+        self._cache: dict[str, VoiceStyle] = {}
 
     @property
     def names(self) -> list[str]:
         return list(self._tables)
 
-    def get(self, spec: str) -> Voice:
+    def get(self, spec: str) -> VoiceStyle:
         key = spec.strip()
         if key not in self._cache:
             if len(self._cache) > 256:  # bounded: blends come from clients
@@ -58,7 +61,7 @@ class VoiceBank:
             self._cache[key] = self._build(key)
         return self._cache[key]
 
-    def _build(self, spec: str) -> Voice:
+    def _build(self, spec: str) -> VoiceStyle:
         terms = spec.split("+")
         if len(terms) > MAX_BLEND:
             raise UnknownVoice(f"a blend may mix at most {MAX_BLEND} voices")
@@ -84,4 +87,4 @@ class VoiceBank:
         table = np.tensordot(w, np.stack(tables), axes=1).astype(np.float32)
         if not np.isfinite(table).all():  # never speak a broken style: it comes out as silence
             raise UnknownVoice(f"the blend {spec[:80]!r} does not give a usable voice")
-        return Voice(table=table, lang=terms[0].strip()[0])
+        return VoiceStyle(table=table, lang=terms[0].strip()[0])

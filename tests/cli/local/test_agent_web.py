@@ -22,7 +22,7 @@ from cli.common.errors import UsageError
 from cli.local.agent_local_servers import agent_server_thread
 from cli.local.agent_web import presigner, region_of
 from cli.local.web_page import page_app, runtime_connect_url
-from voice_agent.conversation import SESSION_HEADER
+from voice_agent.conversation import SESSION_ID_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
 SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
@@ -43,7 +43,7 @@ def test_presigned_url_has_agentcores_shape(fake_credentials: None) -> None:
     query = {k: v[0] for k, v in parse_qs(parts.query).items()}
     assert parts.scheme == "wss" and parts.netloc == "bedrock-agentcore.us-west-2.amazonaws.com"
     assert parts.path == f"/runtimes/{quote(ARN, safe='')}/ws"
-    assert query[SESSION_HEADER] == SESSION
+    assert query[SESSION_ID_HEADER] == SESSION
     assert query["X-Amz-Algorithm"] == "AWS4-HMAC-SHA256" and query["X-Amz-Expires"] == "300"
     assert query["X-Amz-Credential"].startswith("AKIDEXAMPLE/")
     assert query["X-Amz-Credential"].endswith("/us-west-2/bedrock-agentcore/aws4_request")
@@ -112,9 +112,9 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
             url = (await client.get("/connect", params={"session": SESSION, "token": token})).json()["url"]
             tokenless = await client.get("/connect", params={"session": SESSION})
         assert (tokenless.status_code, tokenless.json()["error"]["code"]) == (403, "bad_token")
-        assert url == f"ws://127.0.0.1:{agent_port}/ws?{SESSION_HEADER}={SESSION}"
+        assert url == f"ws://127.0.0.1:{agent_port}/ws?{SESSION_ID_HEADER}={SESSION}"
         agent = f"http://127.0.0.1:{agent_port}"
-        status, body = await handshake(agent, f"/ws?{SESSION_HEADER}={SESSION}", origin="http://evil.example")
+        status, body = await handshake(agent, f"/ws?{SESSION_ID_HEADER}={SESSION}", origin="http://evil.example")
         assert (status, refusal_code(body)) == (403, "origin_not_allowed")  # only the page may open it
         async with connect(url, proxy=None, origin=f"http://127.0.0.1:{web_port}") as socket:
             ready = json.loads(await socket.recv())

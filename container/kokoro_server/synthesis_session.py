@@ -64,7 +64,7 @@ class Utterance:
         return self.stop.cancelled
 
 
-class Session:
+class SynthesisSession:
     def __init__(self, websocket: WebSocket, runtime: SpeechRuntime):
         self.ws = websocket
         self.runtime = runtime

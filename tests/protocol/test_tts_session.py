@@ -9,7 +9,6 @@ from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
 from servers import free_port
 
 from speech_protocol.messages import Audio, Close, End, Error, Start, Synthesize
-from speech_protocol.session import TtsSession
 from speech_protocol.transport import (
     TtsProtocolError,
     TtsServerError,
@@ -17,6 +16,7 @@ from speech_protocol.transport import (
     TtsTimeout,
     TtsUnreachable,
 )
+from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector, session_url
 
 

@@ -1,4 +1,4 @@
-"""The options both CLIs share, declared once; each context option's help and default come from the stacks.
+"""The flags both CLIs share, declared once; each context flag's help and default come from the stacks.
 
 Every context option defaults to ``None`` so that only what the user typed becomes ``-c key=value``:
 the stacks own the defaults (``stacks.settings.CONTEXT_KEYS``) and the help text shows them.
@@ -43,7 +43,7 @@ Account = Annotated[str | None, context_option("account")]
 ModelStackName = Annotated[str | None, context_option("model_stack_name")]
 AgentStackName = Annotated[str | None, context_option("agent_stack_name")]
 EndpointName = Annotated[str | None, context_option("endpoint_name")]
-Voice = Annotated[str | None, context_option("voice")]
+VoiceName = Annotated[str | None, context_option("voice")]
 Profile = Annotated[
     str | None,
     typer.Option(help="AWS named profile (for boto3 and cdk).", rich_help_panel=SETTINGS_PANEL),

@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 
 from speech_protocol.pace import PIECE_OVERHEAD_S, PaceError, SpeechModel, word_count
 
-# Without a server's rtf: a 4-word first piece was measured safe on the 2-core CPU (first audio 1.4 s, no
-# stall; 2 words stalled 1.1 s, 6 words delayed first audio to 2.5 s: 005-latency-and-first-piece.md).
+# Without a server's rtf: the shortest first piece that does not stall on the 2-core CPU; fewer words stall,
+# more delay first audio (the figures: docs/decisions/005-latency-and-first-piece.md).
 DEFAULT_FIRST_PIECE_MIN_WORDS = 4
 # Far below the protocol's MAX_TEXT_CHARS (5,000) and about one pass of Kokoro's 510-phoneme context
 # (English runs near one phoneme per character), so one long sentence never holds back the next for long.
@@ -34,9 +34,9 @@ NEXT_PIECE_WORDS = 6
 ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
 LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
 MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
-# A piece after the first must play for its synthesis plus half a fixed cost more. At 1 (break even) the
-# computed sweep stalled in 4 of 14 cells, up to 1.5 s; at 1.5 in 2 cells (0.48 s, 0.18 s) with first
-# audio within 1.3x of the natural-cut bound; at 2 also in 2 cells, but up to 2.1x the bound (088-piece-overhead.md).
+# A piece after the first must play for its synthesis plus half a fixed cost more: the margin with the fewest
+# stalls in the policy sweep that keeps first audio close to the natural-cut bound (the sweep's figures:
+# docs/decisions/088-piece-overhead.md).
 SUSTAIN_FIXED_COSTS = 1.5
 
 

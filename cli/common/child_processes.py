@@ -1,8 +1,9 @@
 """Children end with their parent: each one runs in its own process group, which the CLI stops as a whole.
 
 A CLI starts long-lived process trees (`cdk` -> the CDK app -> jsii's node; a model server of ~900 MB).
-SIGTERM's default action would end the CLI without running any ``finally``, and a SIGINT sent to the
-CLI's PID alone never reaches its children: both used to leave them running under PID 1.
+SIGTERM's default action ends the CLI without running any ``finally``, and a SIGINT sent to the CLI's PID
+alone never reaches its children: either way they would outlive it under PID 1
+(docs/decisions/023-signals-and-hostile-payloads.md).
 :func:`end_children_with_parent` turns SIGTERM into the same ``KeyboardInterrupt`` as SIGINT, so every
 context manager runs; :func:`start` puts each child in a new session (its own process group), and
 :func:`stop` forwards SIGTERM to that whole group, then SIGKILL after a grace period.

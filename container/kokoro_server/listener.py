@@ -4,8 +4,8 @@
   line (uvicorn binds after the app's start-up, and the model would have loaded first).
 * A client must send its complete request head within ``header_timeout_s`` of connecting (or of its first
   byte on a kept-alive connection). uvicorn has no such timeout: its keep-alive timer is reset by every
-  byte, so 200 connections trickling one byte a second were all still open after 60 s. Reading the head
-  is the only part with no deadline of its own: bodies are capped at 64 KiB, and WebSocket sessions have
+  byte, so a client trickling one byte a second is never timed out (docs/decisions/041-network-limits-and-shutdown.md).
+  Reading the head is the only part with no deadline of its own: bodies are capped at 64 KiB, and WebSocket sessions have
   their own protocol.
 * ``max_connections`` caps open connections (uvicorn's ``limit_concurrency``: a request over the cap gets
   503), so file descriptors and memory stay bounded whatever the clients do.

@@ -18,8 +18,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# A per-utterance cost past this is not a measurement a client should size pieces by (the 2-core CPU
-# measured about 0.5 s, a GPU about 0.1 s).
+# A per-utterance cost past this is not a measurement a client should size pieces by: a real server's is
+# well under a second (docs/decisions/088-piece-overhead.md).
 MAX_PIECE_OVERHEAD_S = 10.0
 # Per piece beyond rtf x audio, for a server that does not advertise its own (Ready.piece_overhead_s):
 # the socket and scheduler (~10 ms on loopback) and the engine's fixed cost per call.

@@ -1,5 +1,5 @@
-"""The session with hostile frames: each gets an ``error`` event, and the session goes on with
-its queued work intact (these frames used to drop the connection with no close frame)."""
+"""The session with hostile frames: each gets an ``error`` event, never a dropped connection, and the
+session goes on with its queued work intact (docs/decisions/042-hostile-input-errors.md)."""
 
 from __future__ import annotations
 

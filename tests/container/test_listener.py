@@ -22,8 +22,9 @@ from speech_protocol.messages import Start, StreamDecoder, Synthesize, encode_cl
 
 HEADER_TIMEOUT_S = 2
 MAX_CONNECTIONS = 24
-# A path the text normalizer leaves as it is (it reads URLs with a scheme itself): ~5,000 characters that
-# took misaki many minutes as one token; now seconds of G2P, then minutes of audio.
+# A path the text normalizer leaves as it is (it reads URLs with a scheme itself): ~5,000 characters in one
+# token, which G2P reads in linear time only because it is broken at its separators
+# (docs/decisions/040-bounded-g2p.md): seconds of G2P, then minutes of audio.
 HOSTILE_PATH = "/srv/" + "a/" * 2_400
 
 
@@ -156,7 +157,9 @@ async def test_sigterm_ends_the_server_within_seconds_cancelling_queued_work(ser
                 await r.aiter_raw().__anext__()  # audio is streaming
                 start = time.monotonic()
                 proc.terminate()
-                exit_code = await asyncio.to_thread(proc.wait, 20)  # it hung for over 70 s before
+                exit_code = await asyncio.to_thread(
+                    proc.wait, 20
+                )  # a bounded grace: 041-network-limits-and-shutdown.md
     print(f"SIGTERM to exit: {time.monotonic() - start:.1f} s")
     assert exit_code == -signal.SIGTERM  # uvicorn shuts down, then re-raises the signal it caught
     proc.log.seek(0)

@@ -1,5 +1,6 @@
 """The model server on loopback answers only its own names and no web page, before any work: the real
-server on a real socket. Bound to all interfaces (SageMaker's 0.0.0.0) it checks neither, as before."""
+server on a real socket. Bound to all interfaces (SageMaker's 0.0.0.0) with no names given it checks
+neither (docs/decisions/100-browser-reachable-servers.md)."""
 
 from __future__ import annotations
 

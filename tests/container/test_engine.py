@@ -134,3 +134,13 @@ def test_nothing_to_say(synth):
 def test_unknown_default_voice_fails_at_start(assets):
     with pytest.raises(UnknownVoice):
         Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="xx_missing")
+
+
+def test_onnx_on_cuda_without_its_provider_is_a_clear_error(assets):
+    """ONNX Runtime would quietly run on the CPU; asking for CUDA it cannot give stops the load instead."""
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        pytest.skip("this onnxruntime has a CUDA provider")
+    with pytest.raises(RuntimeError, match="no CUDA provider .*--engine torch"):
+        load_backend("onnx", assets, "cuda", 0)

@@ -25,11 +25,19 @@ class OnnxBackend:
             options.intra_op_num_threads = threads
         providers = ["CPUExecutionProvider"]
         if device == "cuda":
+            # ONNX Runtime falls back to the CPU without a word when CUDA is missing: say so instead.
+            if "CUDAExecutionProvider" not in ort.get_available_providers():
+                raise RuntimeError(
+                    "--device cuda was asked for, but this onnxruntime has no CUDA provider "
+                    "(install onnxruntime-gpu, or run the GPU image's engine: --engine torch)"
+                )
             providers.insert(0, "CUDAExecutionProvider")
         if assets.onnx_model is None:
             raise ValueError("these model assets hold no ONNX model (resolve them for engine 'onnx')")
         model = expose(assets.onnx_model.read_bytes())
         self._session = ort.InferenceSession(model, options, providers=providers)
+        if self._session.get_providers()[0] != providers[0]:  # CUDA present but unusable (drivers, libraries)
+            raise RuntimeError(f"--device {device} was asked for, but onnxruntime could not use {providers[0]}")
         self._vocab = assets.vocab()
 
     def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:

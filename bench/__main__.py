@@ -1,18 +1,5 @@
-"""``python -m bench`` runs the benchmark; ``python -m bench soak`` the endurance run; ``python -m bench
-report`` renders docs/benchmark.md from the results file; ``python -m bench policy`` the first-piece policy
-across real-time factors, from the speech model."""
+"""``python -m bench``: the benchmark's command line (:mod:`bench.app`)."""
 
-import sys
+from bench.app import app
 
-if sys.argv[1:2] == ["soak"]:
-    from bench.soak_cli import main
-elif sys.argv[1:2] == ["report"]:
-    from bench.docs_report import main
-elif sys.argv[1:2] == ["policy"]:
-    from bench.policy_sweep import main
-else:
-    from bench.cli import main
-
-if sys.argv[1:2] in (["soak"], ["report"], ["policy"]):
-    del sys.argv[1]
-main()
+app(prog_name="python -m bench")

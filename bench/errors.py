@@ -1,6 +1,6 @@
 """The benchmark's one error type: bad options, a server that will not start, a run with no audio.
 
-The CLI turns it into one line on stderr and exit code 2 (:func:`bench.cli.main`); nothing else is caught.
+The CLI turns it into one line on stderr and exit code 2 (:mod:`bench.app`); nothing else is caught.
 """
 
 

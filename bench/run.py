@@ -25,21 +25,20 @@ from voice_agent.cuts import natural_cut_after
 from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 
-from .concurrency import against_one, concurrent_sessions
-from .cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
-from .lower_bound import against_bound, fit_speech_model
-from .overhead import measure_overhead
-from .plots import plot_text
-from .results import BenchReport, SweepResult, summarize, write_json
-from .server import advertised_ready, check_ready, check_voice, model_server
+from .measuring.concurrency import against_one, concurrent_sessions
+from .measuring.lower_bound import against_bound, fit_speech_model
+from .measuring.overhead import measure_overhead
+from .measuring.server import advertised_ready, check_ready, check_voice, model_server
+from .measuring.strategies import SENTENCES, STRATEGIES, Run, Trace, speak
+from .measuring.timeline import play
+from .paths import REPO
+from .reporting.cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from .reporting.plots import plot_text
+from .reporting.results import BenchReport, SweepResult, summarize, write_json
+from .reporting.targets import evaluate, ratios
 from .settings import BenchSettings
 from .stats import median, median_of
-from .strategies import SENTENCES, STRATEGIES, Run, Trace, speak
-from .targets import evaluate, ratios
 from .texts import TEXTS
-from .timeline import play
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import typer
 
-from cli.common import child_processes
 from cli.common.aws_api import AwsApi, Boto3Aws
 from cli.common.console import Console
 from cli.common.errors import CliError, ExitCode, UsageError
 from cli.deploy import deploy_steps, flags
 from cli.deploy.cdk_command import OUTPUT_DIR, PROJECT_ROOT
 from cli.deploy.run_options import RunOptions, build_run_options
+from kokoro_processes import children
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 deploy, destroy or verification failed; 2 usage error; "
@@ -98,7 +98,7 @@ def start(ctx: typer.Context) -> CliState:
     A given ``--out-dir`` is made absolute against the user's working directory (cdk runs in the
     project root); by default the assembly goes to the project's own ``cdk.out``.
     """
-    child_processes.end_children_with_parent()
+    children.end_children_with_parent()
     given = ctx.params
     console = Console(json_mode=given["json_output"])
     assembly = str(Path(given["out_dir"]).resolve()) if given["out_dir"] else str(PROJECT_ROOT / OUTPUT_DIR)

@@ -40,7 +40,7 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"hypothesis-{os.getuid()}
 @pytest.fixture(autouse=True)
 def _sigterm_handler_restored() -> Iterator[None]:
     """A CLI run in-process (CliRunner) turns SIGTERM into KeyboardInterrupt for its children's sake
-    (cli.common.child_processes): that must not outlive the test, or SIGTERM to this run raises anywhere."""
+    (kokoro_processes.children): that must not outlive the test, or SIGTERM to this run raises anywhere."""
     handler = signal.getsignal(signal.SIGTERM)
     yield
     signal.signal(signal.SIGTERM, handler)

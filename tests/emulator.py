@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.common import child_processes
+from kokoro_processes import children
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             str(ca_file),
         ]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-        proc = child_processes.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = children.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             banner = proc.stdout.readline()
             if "https://" not in banner:
@@ -47,5 +47,5 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             url = banner.split()[2]
             yield Emulator(endpoint_url=url, ca_file=ca_file)
         finally:
-            child_processes.stop(proc, grace_s=15)
+            children.stop(proc, grace_s=15)
             proc.stdout.close()

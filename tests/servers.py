@@ -1,12 +1,12 @@
 """Helpers for tests that start real servers on free loopback ports (the model server itself is started
-by the same code ``deploy-agent local`` uses: :func:`cli.local.agent_local_servers.model_server_process`)."""
+by the same code ``deploy-agent local`` uses: :func:`kokoro_processes.servers.model_server_process`)."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from cli.local.agent_local_servers import free_port, model_server_child, model_server_process
+from kokoro_processes.servers import free_port, model_server_child, model_server_process
 from speech_protocol import readiness
 
 REPO = Path(__file__).resolve().parents[1]

@@ -270,7 +270,7 @@ def test_cli_exit_codes():
         "deploy-model": _deploy_exit_codes(),
         "deploy-agent": _deploy_exit_codes(),
         "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
-        "python -m bench": _exit_codes("bench/cli.py"),
+        "python -m bench": _exit_codes("bench/app.py"),
     }
     rows = _table("CLI exit codes")
     for program, emitted in programs.items():

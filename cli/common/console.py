@@ -18,7 +18,8 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from cli.common.errors import CliError, ExitCode
+from cli.common.errors import CliError, CommandFailed, ExitCode
+from kokoro_processes.errors import ServerFailed
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Console:
             yield
         except CliError as error:
             raise typer.Exit(int(self.fail(error))) from None
+        except ServerFailed as error:  # a local server that did not start: a failed command (exit 1)
+            raise typer.Exit(int(self.fail(CommandFailed(error.message, error.fix, error.details)))) from None
         except KeyboardInterrupt:
             self.err.print(Text("interrupted", style="bold red"))
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None

@@ -14,9 +14,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cli.common import child_processes
 from cli.common.errors import CommandFailed, PrerequisiteMissing
 from cli.deploy.cdk_command import CdkCall
+from kokoro_processes import children
 
 TAIL_LINES = 40
 _ERROR_MARKERS = ("❌", "error", "failed", "unable to")
@@ -37,7 +37,7 @@ def failure_lines(tail: tuple[str, ...], limit: int = 12) -> tuple[str, ...]:
 def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
     """Run ``call`` to completion; stdout and stderr are merged, line by line, into ``on_line``."""
     try:
-        child = child_processes.start(
+        child = children.start(
             call.argv,
             cwd=call.cwd,
             env={**os.environ, **call.env},
@@ -61,7 +61,7 @@ def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
             on_line(line)
         child.wait()
     except BaseException:  # Ctrl-C, SIGTERM or a failing on_line: never leave cdk's tree running
-        child_processes.stop(child)
+        children.stop(child)
         raise
     return RunResult(child.returncode, tuple(tail))
 

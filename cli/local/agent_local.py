@@ -28,11 +28,11 @@ from cli.common import agent_python
 from cli.common.aws_api import Boto3Aws
 from cli.common.console import Console
 from cli.common.errors import UsageError, VerifyFailed
-from cli.local.agent_local_servers import agent_server_thread, model_server_process
 from cli.local.agent_process import agent_command, agent_python_or_fail, agent_server_process
 from cli.local.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
 from cli.local.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
 from cli.local.web_page import local_connect_url, page_origins
+from kokoro_processes.servers import agent_server_thread, model_server_process
 from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin, server_hosts
 from voice_agent.settings import (
     DEFAULT_SCRIPTED_REPLY,

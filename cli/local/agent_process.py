@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cli.common import agent_python
 from cli.common.errors import PrerequisiteMissing
-from cli.local.agent_local_servers import free_port, ready_process
+from kokoro_processes.servers import free_port, ready_process
 from voice_agent.settings import AgentSettings, settings_to_env
 
 AGENT_START_S = 120.0  # strands and the SDK import in seconds (more on a loaded machine); bounds a hang

@@ -19,8 +19,8 @@ from word_server import WordServer
 
 from cli.common.errors import UsageError
 from cli.local.agent_local import agent_access, allowed_extras
-from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import page_origins
+from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import LOOPBACK_NAMES
 from voice_agent.app import create_app
 from voice_agent.conversation import SESSION_ID_HEADER

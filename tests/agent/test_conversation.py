@@ -15,7 +15,7 @@ from test_app import agent_for
 from websockets.exceptions import ConnectionClosed
 from word_server import WORD_S, WordServer
 
-from cli.local.agent_local_servers import agent_server_thread
+from kokoro_processes.servers import agent_server_thread
 from voice_agent.app import create_app
 from voice_agent.conversation.history import INTERRUPTED_MARK
 from voice_agent.conversation.messages import MAX_AUDIO_FRAME_BYTES, MAX_CLIENT_FRAME_CHARS

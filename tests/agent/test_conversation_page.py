@@ -14,8 +14,8 @@ from test_app import agent_for
 from word_server import WordServer
 
 from cli.local.agent_local import agent_access
-from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import local_connect_url, new_token, page_app
+from kokoro_processes.servers import agent_server_thread
 
 REPLY = (
     "Rivers are best walked in the morning, when the light is low and the paths are quiet. "

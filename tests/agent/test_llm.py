@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from cli.local.agent_local_servers import agent_server_thread
+from kokoro_processes.servers import agent_server_thread
 from voice_agent.events import AgentError
 from voice_agent.llm import ScriptedReplyModel, build_agent, build_model, text_deltas
 from voice_agent.settings import LlmSettings

@@ -8,7 +8,7 @@ import pytest
 from servers import free_port
 from typer.testing import CliRunner
 
-from bench.cli import cli
+from bench.app import app
 from bench.errors import BenchError
 from bench.settings import QUICK, BenchSettings, int_list, name_list, with_options
 
@@ -81,12 +81,12 @@ def test_name_lists_drop_blanks_and_refuse_floods() -> None:
     ],
 )
 def test_the_cli_exits_2_with_one_line_before_starting_anything(args, needle) -> None:
-    result = CliRunner().invoke(cli, args)
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert needle in result.output and "Traceback" not in result.output
 
 
 def test_a_server_url_with_nothing_behind_it_is_refused() -> None:
-    result = CliRunner().invoke(cli, ["--quick", "--server-url", f"http://127.0.0.1:{free_port()}"])
+    result = CliRunner().invoke(app, ["--quick", "--server-url", f"http://127.0.0.1:{free_port()}"])
     assert result.exit_code == 2
     assert "no warm model server" in result.output

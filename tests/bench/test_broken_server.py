@@ -12,8 +12,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from typer.testing import CliRunner
 
-from bench.cli import cli
-from cli.local.agent_local_servers import agent_server_thread
+from bench.app import app
+from kokoro_processes.servers import agent_server_thread
 from speech_protocol.messages import SESSION_PATH
 
 
@@ -56,6 +56,6 @@ def look_alike(session) -> Iterator[str]:
 )
 def test_a_broken_session_is_one_line_and_exit_2(session, needle) -> None:
     with look_alike(session) as url:
-        result = CliRunner().invoke(cli, ["--quick", "--server-url", url])
+        result = CliRunner().invoke(app, ["--quick", "--server-url", url])
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.concurrency import ConcurrencyResult
-from bench.cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from bench.measuring.concurrency import ConcurrencyResult
+from bench.reporting.cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 
 
 def level(sessions: int, stall: float, p95: float, throughput: float = 2.0) -> ConcurrencyResult:

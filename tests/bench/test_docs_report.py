@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from bench.docs_report import BEGIN, PAGE, RESULTS, load_gpu_run, render_markdown, updated_capacity, updated_page
+from bench.reporting.docs_report import (
+    BEGIN,
+    PAGE,
+    RESULTS,
+    load_gpu_run,
+    render_markdown,
+    updated_capacity,
+    updated_page,
+)
 from stacks.measured_capacity import MEASURED
 
 
@@ -48,7 +56,7 @@ def test_a_machine_too_slow_for_one_second_first_audio_scales_on_its_zero_stall_
 
 
 def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None:
-    from bench.soak_report import SOAK, rendered_pages
+    from bench.reporting.soak_report import SOAK, rendered_pages
 
     assert SOAK.is_file(), "bench/results/soak.json is missing: run the soak command in docs/capacity.md"
     for page, text in rendered_pages().items():
@@ -56,14 +64,14 @@ def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None
 
 
 def test_soak_figures_need_their_marker_lines() -> None:
-    from bench.soak_report import updated
+    from bench.reporting.soak_report import updated
 
     with pytest.raises(ValueError, match="marker"):
         updated("# no markers\n", "figures\n", "page.md")
 
 
 def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> None:
-    from bench.simulated_report import load_runs, markdown
+    from bench.reporting.simulated_report import load_runs, markdown
 
     runs = load_runs()
     assert runs, "bench/results/simulated/ holds no run: run the --simulate-rtf command in docs/benchmark.md"

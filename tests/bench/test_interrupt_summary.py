@@ -1,8 +1,8 @@
-"""bench.interrupt's summary: the next turn's first audio after an interrupt against a fresh turn's."""
+"""bench.measuring.interrupt's summary: the next turn's first audio after an interrupt against a fresh turn's."""
 
 from __future__ import annotations
 
-from bench.interrupt import summarize
+from bench.measuring.interrupt import summarize
 
 
 def _round(kind: str, next_first_audio_s: float) -> dict:

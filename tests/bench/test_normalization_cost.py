@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.normalization import HOSTILE, measure, render
+from bench.measuring.normalization import HOSTILE, measure, render
 
 
 def test_every_figure_is_produced():

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bench.concurrency import ConcurrencyResult, against_one
-from bench.overhead import Overhead
-from bench.results import StrategyResult
-from bench.targets import evaluate, ratios
+from bench.measuring.concurrency import ConcurrencyResult, against_one
+from bench.measuring.overhead import Overhead
+from bench.reporting.results import StrategyResult
+from bench.reporting.targets import evaluate, ratios
 
 
 def result(text: str, strategy: str, audible: float, stall: float = 0.0) -> StrategyResult:

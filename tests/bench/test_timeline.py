@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bench.errors import BenchError
-from bench.timeline import AudioArrival, Span, play
+from bench.measuring.timeline import AudioArrival, Span, play
 
 RATE = 24_000
 

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from cli.local.agent_local_servers import agent_server_thread
+from kokoro_processes.servers import agent_server_thread
 from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH, Ready, encode_event
 
 ONE_SECOND_OF_TONE = b"".join(

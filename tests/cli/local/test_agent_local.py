@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from cli.common.errors import UsageError
 from cli.deploy_agent import app
 from cli.local.agent_local import LlmChoice, local_settings
-from cli.local.agent_local_servers import agent_server_thread
+from kokoro_processes.servers import agent_server_thread
 from voice_agent.app import create_app
 
 REPLY = "Good evening. Your table is ready"

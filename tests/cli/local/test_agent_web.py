@@ -19,9 +19,9 @@ from servers import REPO, SERVER_START_S, free_port
 from websockets.asyncio.client import connect
 
 from cli.common.errors import UsageError
-from cli.local.agent_local_servers import agent_server_thread
 from cli.local.agent_web import presigner, region_of
 from cli.local.web_page import page_app, runtime_connect_url
+from kokoro_processes.servers import agent_server_thread
 from voice_agent.conversation import SESSION_ID_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from cli.local.agent_local_servers import agent_server_thread
 from cli.local.web_page import local_connect_url, new_token, page_app
+from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import LOOPBACK_NAMES
 
 SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"

@@ -1,7 +1,12 @@
-"""``python -m bench``: run the benchmark, print the tables, write the PNG timelines and the JSON.
+"""``python -m bench``: the benchmark's one command line.
 
+With no subcommand it runs the benchmark, prints the tables and writes the PNG timelines and the JSON.
 Exit codes: 0 after a complete run (whether or not every target is met: the figures are the product),
 2 when an option is wrong or a figure could not be produced (one line on stderr says which).
+
+Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
+figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
+``g2p``, ``normalization`` and ``openai-api`` (what one part costs).
 """
 
 from __future__ import annotations
@@ -15,15 +20,18 @@ import typer
 from kokoro_server.settings import offline_environment
 
 from .errors import BenchError
-from .report import render
+from .measuring import g2p, interrupt, normalization, openai_api, policy_sweep, soak_command
+from .reporting import docs_report
+from .reporting.report import render
 from .run import run_bench, write_outputs
 from .settings import int_list, name_list, preset, with_options
 
-cli = typer.Typer(add_completion=False, help=__doc__)
+app = typer.Typer(add_completion=False, help=__doc__)
 
 
-@cli.command()
+@app.callback(invoke_without_command=True)
 def bench(
+    ctx: typer.Context,
     quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure to this JSON file.")] = None,
     plots: Annotated[Path | None, typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
@@ -41,6 +49,8 @@ def bench(
     ] = None,
 ) -> None:
     """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
+    if ctx.invoked_subcommand is not None:
+        return  # a subcommand runs instead, with its own options
     offline_environment()
     try:
         settings = with_options(
@@ -67,5 +77,10 @@ def bench(
         raise typer.Exit(2) from None
 
 
-def main() -> None:
-    cli()
+app.command("soak")(soak_command.run)
+app.command("report")(docs_report.report)
+app.command("policy")(policy_sweep.run)
+app.command("interrupt")(interrupt.main)
+app.command("g2p")(g2p.g2p)
+app.command("normalization")(normalization.main)
+app.command("openai-api")(openai_api.openai_api)

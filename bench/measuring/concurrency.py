@@ -14,7 +14,7 @@ import asyncio
 import time
 from dataclasses import dataclass, replace
 
-from .stats import percentile
+from ..stats import percentile
 from .strategies import Run, speak
 from .timeline import play
 

@@ -3,7 +3,7 @@
 ``python -m bench --simulate-rtf R --json bench/results/simulated/rtf_R.json ...`` runs the whole
 benchmark against a server whose synthesis takes at least ``R`` seconds per audio second. It can only
 slow a machine down, so the runs cover the real-time factors from this machine's own speed up; the
-computed sweep (``bench.policy_sweep``) covers the rest. ``python -m bench report`` puts this table in
+computed sweep (``bench.measuring.policy_sweep``) covers the rest. ``python -m bench report`` puts this table in
 docs/benchmark.md under the computed one, so the model and the measurement sit side by side.
 """
 
@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SIMULATED = Path(__file__).resolve().parents[1] / "bench" / "results" / "simulated"
+from ..paths import RESULTS
+
+SIMULATED = RESULTS / "simulated"
 
 
 def load_runs(folder: Path = SIMULATED) -> list[dict]:

@@ -1,4 +1,4 @@
-"""``python -m bench.interrupt``: how fast barge-in silences the agent, and how soon it answers again.
+"""``python -m bench interrupt``: how fast barge-in silences the agent, and how soon it answers again.
 
 One conversation socket on the real agent app (scripted LLM) and the real model server. Each round lets
 the current answer play for a random time (0.2-3 s after its first audio), sends ``interrupt``, then a new
@@ -27,14 +27,14 @@ from typing import Annotated
 import typer
 from websockets.asyncio.client import connect
 
-from cli.local.agent_local_servers import agent_server_thread
+from kokoro_processes.servers import agent_server_thread
 from kokoro_server.settings import offline_environment
 from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
-from .errors import BenchError
+from ..errors import BenchError
+from ..stats import percentile
 from .server import advertised_ready, check_ready, model_server
-from .stats import percentile
 
 REPLY = (
     "Here is a longer answer, so that there is always something left to interrupt. "
@@ -149,10 +149,6 @@ async def run(
         return await measure(url)
 
 
-cli = typer.Typer(add_completion=False, help=__doc__)
-
-
-@cli.command()
 def main(
     rounds: Annotated[int, typer.Option(help="Interrupts to measure.")] = 20,
     server_url: Annotated[str | None, typer.Option(help="Use this warm model server.")] = None,
@@ -178,7 +174,3 @@ def main(
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps({"figures": figures, "rounds": results}, indent=2))
         typer.echo(f"wrote {json_path}", err=True)
-
-
-if __name__ == "__main__":
-    cli()

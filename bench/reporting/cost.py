@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .concurrency import ConcurrencyResult
-from .errors import BenchError
-from .timeline import STALL_TOLERANCE_S
+from ..errors import BenchError
+from ..measuring.concurrency import ConcurrencyResult
+from ..measuring.timeline import STALL_TOLERANCE_S
+from ..paths import DATA
 
-PRICES = Path(__file__).parent / "data" / "instance_prices.json"
+PRICES = DATA / "instance_prices.json"
 FIRST_AUDIO_P95_S = 1.0  # a voice agent that takes longer than this to start speaking feels broken
 
 

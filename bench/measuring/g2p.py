@@ -1,4 +1,4 @@
-"""``python -m bench.g2p``: the worst text-to-phoneme cost per character, over hostile token classes.
+"""``python -m bench g2p``: the worst text-to-phoneme cost per character, over hostile token classes.
 
 G2P runs before any audio, so its cost is pure delay, and one slow text delays every session behind it.
 For each class of token (URLs, paths, dashes, digit runs, ...) this times misaki on one long token of that
@@ -103,10 +103,6 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
     }
 
 
-cli = typer.Typer(add_completion=False, help=__doc__)
-
-
-@cli.command()
 def g2p(
     json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path("bench/results/g2p.json"),
     budget: Annotated[
@@ -125,7 +121,3 @@ def g2p(
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     typer.echo(f"wrote {json_path}", err=True)
-
-
-if __name__ == "__main__":
-    cli()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .errors import BenchError
+from ..errors import BenchError
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import numpy as np
 from kokoro_server.audio import SILENCE_DBFS, first_audible_sample
 from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
 
-from .errors import BenchError
+from ..errors import BenchError
 
 AUDIBLE_DBFS = SILENCE_DBFS
 STALL_TOLERANCE_S = 0.02  # one 10 ms window either side: scheduling noise, not a starved player

@@ -26,8 +26,8 @@ from speech_protocol.transport import TtsError
 from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 
-from .errors import BenchError
-from .stats import median_of
+from ..errors import BenchError
+from ..stats import median_of
 
 
 @dataclass(frozen=True)

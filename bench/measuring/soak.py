@@ -31,7 +31,7 @@ from speech_protocol.messages import (
 )
 from speech_protocol.websocket import session_url
 
-from .errors import BenchError
+from ..errors import BenchError
 from .process_stats import Sample, sample, slope_per_minute
 
 SAMPLE_EVERY_S = 5.0

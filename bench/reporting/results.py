@@ -11,14 +11,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .concurrency import ConcurrencyResult
+from ..errors import BenchError
+from ..measuring.concurrency import ConcurrencyResult
+from ..measuring.lower_bound import BoundResult
+from ..measuring.overhead import Overhead
+from ..measuring.strategies import Trace
+from ..measuring.timeline import play
+from ..stats import median, median_of
 from .cost import Capacity, CostRow
-from .errors import BenchError
-from .lower_bound import BoundResult
-from .overhead import Overhead
-from .stats import median, median_of
-from .strategies import Trace
-from .timeline import play
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .concurrency import ConcurrencyResult
-from .lower_bound import BoundResult
-from .overhead import Overhead
+from ..measuring.concurrency import ConcurrencyResult
+from ..measuring.lower_bound import BoundResult
+from ..measuring.overhead import Overhead
+from ..measuring.timeline import STALL_TOLERANCE_S
 from .results import StrategyResult, Target
-from .timeline import STALL_TOLERANCE_S
 
 TARGET_TEXTS = ("typical", "long")
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from speech_protocol.pace import WORD, PaceError, SpeechModel, Timing
 from voice_agent.cuts import natural_cut_after
 
-from .errors import BenchError
-from .stats import median
+from ..errors import BenchError
+from ..stats import median
 from .timeline import play
 
 

@@ -1,4 +1,5 @@
-"""The servers ``deploy-agent local`` runs on this machine: a model server subprocess, the agent app.
+"""The servers a local run starts on this machine (``deploy-agent local``, the benchmark, the tests): a
+model server subprocess, the agent app (or a stand-in) in a thread.
 
 Both bind 127.0.0.1 on a free port unless told otherwise, and both are context managers so they stop
 when the command ends, whether it succeeded, failed or was interrupted.
@@ -18,9 +19,10 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from cli.common import child_processes
-from cli.common.errors import CommandFailed
 from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
+
+from . import children
+from .errors import ServerFailed
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
 
@@ -50,21 +52,21 @@ def ready_process(
     freeze a long-running server. Its tail explains a failed start.
     """
     log = tempfile.TemporaryFile(mode="w+")
-    proc = child_processes.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc = children.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     if started is not None:
         started.append(proc)
     try:
         try:
             wait_ready(f"{url}/ping", timeout_s=timeout_s, alive=lambda: proc.poll() is None)
         except (ServerGone, ServerNotReady):
-            child_processes.stop(proc, grace_s=0)
+            children.stop(proc, grace_s=0)
             log.seek(0)
-            raise CommandFailed(
+            raise ServerFailed(
                 f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
             ) from None
         yield url
     finally:
-        child_processes.stop(proc, grace_s=15)
+        children.stop(proc, grace_s=15)
         log.close()
 
 
@@ -135,7 +137,7 @@ def agent_server_thread(
         deadline = time.monotonic() + 30.0
         while not server.started:
             if not thread.is_alive() or time.monotonic() > deadline:
-                raise CommandFailed(f"the agent server did not start on {host}:{port}")
+                raise ServerFailed(f"the agent server did not start on {host}:{port}")
             time.sleep(0.05)
         yield f"http://{host}:{port}"
     finally:

@@ -14,9 +14,9 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display on a server or in CI
 import matplotlib.pyplot as plt
 
-from .errors import BenchError
-from .strategies import Trace
-from .timeline import play
+from ..errors import BenchError
+from ..measuring.strategies import Trace
+from ..measuring.timeline import play
 
 LANES = ("playback", "audio", "pieces", "text")
 DPI = 72  # small files: the committed results stay well under 500 KB

@@ -31,7 +31,7 @@ from voice_agent.pipeline import VoiceChoice, speak_answer
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
 
-from .errors import BenchError
+from ..errors import BenchError
 from .timeline import AudioArrival
 
 STRATEGIES = ("whole", "sequential", "pipelined")

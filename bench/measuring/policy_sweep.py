@@ -10,7 +10,7 @@ serial synthesis, a fixed cost per piece, real-time playback). The fixed cost is
 that rtf advertises: mostly the edge silence it synthesizes and trims (``EDGE_SILENCE_S`` of audio per
 piece, measured) at that rtf. It compares the agent's policy with the same policy blind to that cost (the
 agent before servers advertised it), with the threshold it replaced (``ceil(rtf * 6 + 0.18)`` words, no
-ramp) and with the two lower bounds of ``bench.lower_bound``. Every row is a computation, labelled as such; the measured runs in
+ramp) and with the two lower bounds of ``bench.measuring.lower_bound``. Every row is a computation, labelled as such; the measured runs in
 ``bench/results/bench.json`` are where the model meets the engine.
 """
 
@@ -28,9 +28,9 @@ from voice_agent.first_piece import SegmentPolicy, adaptive_policy
 from voice_agent.llm import scripted_tokens
 from voice_agent.segmenter import Segmenter
 
-from .errors import BenchError
+from ..errors import BenchError
+from ..texts import TEXTS
 from .lower_bound import lower_bound, natural_cuts, word_ready_times
-from .texts import TEXTS
 
 RTFS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 SWEEP_TEXTS = ("typical", "long")
@@ -133,10 +133,6 @@ def markdown(rows: list[dict]) -> list[str]:
     return out
 
 
-cli = typer.Typer(add_completion=False, help=__doc__)
-
-
-@cli.command()
 def run(json_path: Annotated[Path | None, typer.Option("--json", help="Write the rows here.")] = None) -> None:
     """Compute the policy sweep and print it (no server, no engine: a few seconds)."""
     rows = sweep()
@@ -146,7 +142,3 @@ def run(json_path: Annotated[Path | None, typer.Option("--json", help="Write the
         json_path.write_text(
             json.dumps({"tokens_per_s": TOKENS_PER_S, "rows": rows}, indent=1) + "\n", encoding="utf-8"
         )
-
-
-def main() -> None:
-    cli()

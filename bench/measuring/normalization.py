@@ -1,4 +1,4 @@
-"""``python -m bench.normalization``: what the speech normalizer costs before the first audio.
+"""``python -m bench normalization``: what the speech normalizer costs before the first audio.
 
 The normalizer runs on the hot path (in ``Synthesizer.plan``, before G2P), so its cost is measured per
 sentence next to G2P's on the same sentences: the normalization test set (numbers, dates, money, ... in
@@ -23,15 +23,14 @@ import typer
 from kokoro_server.engine.normalize import normalize
 from kokoro_server.settings import offline_environment
 
-from .texts import TEXTS
+from ..paths import REPO
+from ..texts import TEXTS
 
 if TYPE_CHECKING:
     from kokoro_server.engine.phonemes import Phonemizer
 
-CASES = Path(__file__).resolve().parents[1] / "tests" / "container" / "normalization_cases.json"
+CASES = REPO / "tests" / "container" / "normalization_cases.json"
 HOSTILE = {"digits": "7", "dashes": "9-", "money": "$1", "dates": "2026-11-30 ", "symbols": "@#/~"}
-
-cli = typer.Typer(add_completion=False, help=__doc__)
 
 
 def _per_call_us(work: Callable[[], object], repeats: int, pick=statistics.median) -> float:
@@ -97,7 +96,6 @@ def render(figures: dict) -> list[str]:
     return lines
 
 
-@cli.command()
 def main(
     repeats: Annotated[int, typer.Option(min=1, max=1000, help="Runs per sentence (medians).")] = 50,
     g2p: Annotated[bool, typer.Option(help="Also time G2P on the normalized text, for scale.")] = True,
@@ -110,7 +108,3 @@ def main(
         typer.echo(line)
     if json_path:
         json_path.write_text(json.dumps(figures, indent=1) + "\n")
-
-
-if __name__ == "__main__":
-    cli()

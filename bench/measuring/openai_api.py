@@ -1,4 +1,4 @@
-"""``python -m bench.openai_api``: what the OpenAI speech route costs over ``/invocations``.
+"""``python -m bench openai-api``: what the OpenAI speech route costs over ``/invocations``.
 
 Two figures, in about two minutes on a 2-core CPU (most of it the server's start):
 
@@ -113,10 +113,6 @@ def encoding_cost(pieces: list[np.ndarray], repeats: int) -> dict:
     return {"audio_s": round(audio_s, 2), "pieces": len(pieces), "repeats": repeats, "formats": out}
 
 
-cli = typer.Typer(add_completion=False, help=__doc__)
-
-
-@cli.command()
 def openai_api(
     json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path(
         "bench/results/openai_api.json"
@@ -156,7 +152,3 @@ def openai_api(
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     say(f"wrote {json_path}")
-
-
-if __name__ == "__main__":
-    cli()

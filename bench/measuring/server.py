@@ -13,15 +13,15 @@ from collections.abc import Iterator
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from cli.common.errors import CommandFailed
-from cli.local.agent_local_servers import model_server_process
+from kokoro_processes.errors import ServerFailed
+from kokoro_processes.servers import model_server_process
 from speech_protocol.messages import Ready, StreamDecoder
 from speech_protocol.readiness import status as http_status
 from speech_protocol.transport import TtsError, TtsServerError
 from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector, session_url
 
-from .errors import BenchError
+from ..errors import BenchError
 
 READY_TIMEOUT_S = 600.0  # model load and warm-up: up to 10 minutes on a saturated 2-core machine
 READY_EVENT_TIMEOUT_S = 10.0  # a warm server sends Ready as it accepts the session
@@ -52,7 +52,7 @@ def model_server(engine: str, device: str, simulate_rtf: float = 0.0) -> Iterato
             timeout_s=READY_TIMEOUT_S,
         ) as url:
             yield url
-    except CommandFailed as err:
+    except ServerFailed as err:
         raise BenchError(f"{err.message}: {' | '.join(err.details) or '(no output)'}") from err
 
 

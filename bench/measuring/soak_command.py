@@ -1,4 +1,4 @@
-"""``python -m bench soak``: the endurance run's command line (see :mod:`bench.soak`).
+"""``python -m bench soak``: the endurance run's command line (see :mod:`bench.measuring.soak`).
 
 Exit codes: 0 when nothing leaked and no unexpected error occurred, 1 when something did (the report says
 what), 2 when an option is wrong or the server could not start.
@@ -16,11 +16,11 @@ from typing import Annotated
 
 import typer
 
-from cli.common.errors import CommandFailed
-from cli.local.agent_local_servers import model_server_child
+from kokoro_processes.errors import ServerFailed
+from kokoro_processes.servers import model_server_child
 from kokoro_server.settings import offline_environment
 
-from .errors import BenchError
+from ..errors import BenchError
 from .soak import soak
 
 FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
@@ -28,8 +28,6 @@ THREAD_SLACK = 2
 # Resident memory a server may gain after warm-up, as a share of its warm size (docs/decisions/096-soak-memory.md).
 RSS_SLACK = 0.05
 SERVER_START_S = 600.0  # a saturated 2-core machine loads the model slowly
-
-cli = typer.Typer(add_completion=False, help=__doc__)
 
 
 def leaks(report: dict) -> list[str]:
@@ -44,7 +42,6 @@ def leaks(report: dict) -> list[str]:
     return found
 
 
-@cli.command()
 def run(
     minutes: Annotated[float, typer.Option(help="How long to run (it stops by itself).")] = 10.0,
     sessions: Annotated[int, typer.Option(help="Concurrent clients.")] = 4,
@@ -59,7 +56,7 @@ def run(
             "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
         ) as (url, proc):
             report = asyncio.run(soak(url, proc.pid, minutes, sessions))
-    except (BenchError, CommandFailed) as err:
+    except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
         raise typer.Exit(2) from None
     report["leaks"] = leaks(report)
@@ -74,7 +71,3 @@ def run(
         json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     if report["leaks"] or report["unexpected_errors"]:
         raise typer.Exit(1)
-
-
-def main() -> None:
-    cli()

@@ -162,12 +162,14 @@ def add_stack_commands(
     @app.command()
     def diff(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
+            deploy_steps.require_account(state.run, state.connect)
             deploy_steps.diff(state.run, state.console, stack_of(state.run))
 
     @app.command()
     def destroy(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
             stack = stack_of(state.run)
+            deploy_steps.require_account(state.run, state.connect)
             confirm_destroy(state, stack)
             deploy_steps.destroy(state.run, state.console, stack)
 

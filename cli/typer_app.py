@@ -163,7 +163,7 @@ def add_stack_commands(
     def diff(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
             deploy_steps.require_account(state.run, state.connect)
-            deploy_steps.diff(state.run, state.console, stack_of(state.run))
+            deploy_steps.diff(state.run, state.console, stack_of(state.run), state.out_dir)
 
     @app.command()
     def destroy(ctx: typer.Context) -> None:
@@ -171,7 +171,7 @@ def add_stack_commands(
             stack = stack_of(state.run)
             deploy_steps.require_account(state.run, state.connect)
             confirm_destroy(state, stack)
-            deploy_steps.destroy(state.run, state.console, stack)
+            deploy_steps.destroy(state.run, state.console, stack, state.out_dir)
 
     @app.command()
     def outputs(ctx: typer.Context) -> None:

@@ -70,8 +70,10 @@ def synth(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCal
     return CdkCall(tuple(argv), target.env(offline=True))
 
 
-def diff(target: CdkTarget, stack: str) -> CdkCall:
-    return CdkCall((target.cdk_bin, "diff", stack, EXCLUSIVELY, *target.common()), target.env())
+def diff(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
+    """``cdk diff``: it synthesizes first, into ``output_dir`` (``--out-dir``) like ``synth``."""
+    argv = (target.cdk_bin, "diff", stack, EXCLUSIVELY, *target.common(), "--output", output_dir)
+    return CdkCall(argv, target.env())
 
 
 def deploy(
@@ -95,9 +97,11 @@ def deploy(
     return CdkCall(tuple(argv), target.env())
 
 
-def destroy(target: CdkTarget, stack: str) -> CdkCall:
-    """``cdk destroy --force``: the CLI asks for confirmation itself (or was given ``--yes``)."""
-    return CdkCall((target.cdk_bin, "destroy", stack, EXCLUSIVELY, *target.common(), "--force"), target.env())
+def destroy(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
+    """``cdk destroy --force``: the CLI asks for confirmation itself (or was given ``--yes``); it
+    synthesizes first, into ``output_dir``."""
+    argv = (target.cdk_bin, "destroy", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--force")
+    return CdkCall(argv, target.env())
 
 
 def bootstrap(target: CdkTarget, account: str, region: str) -> CdkCall:

@@ -109,12 +109,12 @@ def require_account(run: RunOptions, connect: Callable[[], AwsApi]) -> None:
         require([check_cdk(run.cdk_bin), aws_finding])
 
 
-def diff(run: RunOptions, console: Console, stack: str) -> None:
-    execute(run, console, cdk_command.diff(run.cdk_target(), stack), f"cdk diff {stack}")
+def diff(run: RunOptions, console: Console, stack: str, out_dir: str) -> None:
+    execute(run, console, cdk_command.diff(run.cdk_target(), stack, out_dir), f"cdk diff {stack}")
 
 
-def destroy(run: RunOptions, console: Console, stack: str) -> None:
-    if execute(run, console, cdk_command.destroy(run.cdk_target(), stack), f"cdk destroy {stack}"):
+def destroy(run: RunOptions, console: Console, stack: str, out_dir: str) -> None:
+    if execute(run, console, cdk_command.destroy(run.cdk_target(), stack, out_dir), f"cdk destroy {stack}"):
         console.result({"destroyed": stack})
 
 

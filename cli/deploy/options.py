@@ -81,7 +81,7 @@ Direct = Annotated[
 OutDir = Annotated[
     str | None,
     typer.Option(
-        help="Cloud assembly directory: synth writes it, deploy deploys it (default: the project's cdk.out).",
+        help="Cloud assembly directory: synth (and diff, destroy) write it, deploy deploys it (default: the project's cdk.out).",
         rich_help_panel=RUN_PANEL,
         show_default=False,
     ),

@@ -13,6 +13,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from speech_protocol.messages import ProtocolError, loads
+
 MAX_BODY_BYTES = 64 * 1024
 
 
@@ -74,10 +76,9 @@ class JsonBody:
                 break
         body = b"".join(chunks)
         try:
-            json.loads(body)
-        except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
-            problem = "nested too deeply" if isinstance(err, RecursionError) else str(err)[:200]
-            await refuse(send, 400, "bad_json", f"the body is not valid JSON: {problem}")
+            loads(body)  # the model server's parser: its messages speak to a remote client, not to Python
+        except ProtocolError as err:
+            await refuse(send, 400, err.code, err.message)
             return
         replayed = False
 

@@ -141,6 +141,8 @@ async def test_interrupting_a_finished_turn_still_playing_corrects_its_history()
     ("frame", "code"),
     [
         ("not json", "bad_json"),
+        ('{"type": "prompt", "text": "hi", "speed": ' + "7" * 4_400 + "}", "bad_json"),  # past Python's int limit
+        ("[" * 8_000 + "]" * 8_000, "bad_json"),  # past the recursion limit
         ("[1, 2]", "bad_message"),
         ('{"type": "dance"}', "unknown_type"),
         ('{"type": "prompt"}', "missing_text"),

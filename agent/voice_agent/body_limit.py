@@ -78,7 +78,7 @@ class JsonBody:
         try:
             loads(body)  # the model server's parser: its messages speak to a remote client, not to Python
         except ProtocolError as err:
-            await refuse(send, 400, err.code, err.message)
+            await refuse(send, 400, "bad_json", err.message)  # the only code loads() raises
             return
         replayed = False
 

@@ -31,10 +31,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _ping_ok(url: str) -> bool:
-    with contextlib.suppress(httpx.HTTPError):
-        return httpx.get(url, timeout=2.0).status_code == 200
-    return False
+def _ping_state(url: str) -> str | None:
+    """``ready`` (200), ``failed`` (the model server's 503 once its model failed to load), else ``None``."""
+    with contextlib.suppress(httpx.HTTPError, ValueError):
+        reply = httpx.get(url, timeout=2.0)
+        if reply.status_code == 200:
+            return "ready"
+        if reply.status_code == 503 and reply.json().get("status") == "failed":
+            return "failed"  # it stays up for SageMaker's health checks; waiting longer changes nothing
+    return None
 
 
 @contextlib.contextmanager
@@ -61,12 +66,13 @@ def ready_process(
         started.append(proc)
     try:
         deadline = time.monotonic() + timeout_s
-        while not _ping_ok(f"{url}/ping"):
-            if proc.poll() is not None or time.monotonic() > deadline:
+        while (state := _ping_state(f"{url}/ping")) != "ready":
+            if state == "failed" or proc.poll() is not None or time.monotonic() > deadline:
                 child_processes.stop(proc, grace_s=0)
                 log.seek(0)
+                why = ": its model failed to load" if state == "failed" else ""
                 raise CommandFailed(
-                    f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
+                    f"{what} did not become ready{why}", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
                 )
             time.sleep(0.25)
         yield url
@@ -118,7 +124,7 @@ def model_server_child(
         f"http://127.0.0.1:{port}",
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         timeout_s=timeout_s,
-        what=f"the local model server ({' '.join(command[1:4])})",
+        what=f"the local model server (kokoro_server --engine {engine})",
         fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
         started=started,
     ) as url:

@@ -83,7 +83,7 @@ def parse_client_frame(message: dict[str, Any]) -> ClientMessage:
     try:
         obj = loads(text)
     except ProtocolError as err:  # bad syntax, nesting past the recursion limit, a huge integer
-        raise BadMessage(err.code, err.message) from None
+        raise BadMessage("bad_json", err.message) from None
     if not isinstance(obj, dict):
         raise BadMessage("bad_message", "a message must be a JSON object with a 'type'")
     kind = obj.get("type")

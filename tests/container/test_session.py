@@ -163,3 +163,14 @@ async def test_frame_over_protocol_limit_is_an_error_not_a_close(model_server_ur
         await ws.send(encode_client_message(Synthesize("Fine.", id="f")))
         events = await read_until(ws, StreamDecoder(), ends(2))
     assert [e.code for e in events if isinstance(e, Error)] == ["frame_too_large"]
+
+
+async def test_a_bare_text_never_takes_an_id_the_client_used(model_server_url):
+    """The server names a bare ``{"text"}`` ``u<n>``; a client that already used ``u1`` and ``u2`` keeps
+    them to itself, so every ``end`` names one utterance."""
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(json.dumps({"type": "synthesize", "id": "u1", "text": "One."}))
+        await ws.send(json.dumps({"type": "synthesize", "id": "u2", "text": "Two."}))
+        await ws.send(json.dumps({"text": "Three."}))
+        events = await read_until(ws, StreamDecoder(), ends(3))
+    assert [e.id for e in events if isinstance(e, End)] == ["u1", "u2", "u3"]

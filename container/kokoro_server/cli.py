@@ -58,7 +58,7 @@ def serve(
     send_timeout: Annotated[
         float,
         typer.Option(
-            envvar="KOKORO_SEND_TIMEOUT_S", help="End a session whose client reads nothing for this many seconds."
+            envvar="KOKORO_SEND_TIMEOUT", help="End a session whose client reads nothing for this many seconds."
         ),
     ] = 20.0,
     header_timeout: Annotated[

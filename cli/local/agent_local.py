@@ -55,6 +55,7 @@ class EngineChoice(StrEnum):
     torch = "torch"
 
 
+DEFAULT_AGENT_PORT = 8080  # AgentCore's
 Prompt = Annotated[str | None, typer.Option(help="Ask this one question, write --out, and exit.")]
 Out = Annotated[Path, typer.Option(help="Folder for answer.wav and report.json.")]
 VoiceName = Annotated[str, typer.Option(help="Kokoro voice, e.g. af_heart, am_michael, bf_emma.")]
@@ -161,7 +162,9 @@ def local(
     llm: Annotated[
         LlmChoice | None, typer.Option(help="LLM provider; default: scripted unless an LLM is given.")
     ] = None,
-    reply: Annotated[str, typer.Option(help="What the scripted LLM says.")] = DEFAULT_SCRIPTED_REPLY,
+    reply: Annotated[
+        str, typer.Option(help="What the scripted LLM says, whatever the prompt (it reads none).")
+    ] = DEFAULT_SCRIPTED_REPLY,
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed, words per second.")] = 20.0,
     llm_model_id: Annotated[str | None, typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
     llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
@@ -183,7 +186,12 @@ def local(
     voice: VoiceName = "af_heart",
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            help="Port the agent serves on (without --prompt); default 8080, with --web a free one.", show_default=False
+        ),
+    ] = None,
     web: Annotated[bool, typer.Option("--web", help="Also serve the conversation page (talk, stop, go on).")] = False,
     web_port: WebPort = DEFAULT_WEB_PORT,
 ) -> None:
@@ -219,13 +227,14 @@ def local(
         # The SageMaker transport needs the 3.12-only SDK: on a 3.11 CLI the agent runs in .venv312.
         in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
         if web:
-            agent_url = stack.enter_context(
+            agent_url = stack.enter_context(  # port None: a free one, the page tells the browser where
                 agent_server_thread(create_app(settings), host, port) if in_process else agent_server_process(settings)
             )
             console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
             serve_page(console, local_connect_url(agent_url), web_port, agent_url)
             return
         if prompt is None:
+            port = DEFAULT_AGENT_PORT if port is None else port
             console.step(f"agent on http://{host}:{port}/invocations ({speech}); Ctrl-C stops")
             if not in_process:
                 python = agent_python_or_fail()

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds the container has to accept the WebSocket (the platform: ~0.25)",
     )
     args = parser.parse_args(argv)
-    ca_file = args.ca_file or Path(tempfile.mkdtemp(prefix="sagemaker-emulator-")) / "ca.pem"
+    ca_file = (args.ca_file or Path(tempfile.mkdtemp(prefix="sagemaker-emulator-")) / "ca.pem").resolve()
     settings = Settings(container=args.container, open_timeout_s=args.open_timeout)
     try:
         asyncio.run(serve(args.host, args.port, settings, ca_file))

@@ -101,7 +101,7 @@ def serve(app, settings: ServerSettings, sock: socket.socket, log_level: str) ->
     config = uvicorn.Config(
         app,
         log_level=log_level,
-        ws="websockets",
+        ws="websockets-sansio",  # the legacy "websockets" implementation warns at every start (deprecated)
         ws_max_size=WS_MAX_FRAME,
         http=header_deadline_protocol(settings.header_timeout_s),
         limit_concurrency=settings.max_connections,

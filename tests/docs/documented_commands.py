@@ -4,8 +4,8 @@ A ```bash block holds commands, one per line (a trailing backslash continues one
 bash's). Words after ``bash`` in the fence's info string are tags (GitHub shows only the language):
 
 ``aws``     needs an AWS account. Run with no credentials at all, each command must end in its clean
-            failure: exit 3 with ``error: ...`` first and the fix (docs/errors.md), unless ``#>`` lines
-            document another.
+            failure: exit 3, one ``error: ...`` line and its fix (docs/errors.md), unless ``#>`` lines
+            document another exit code.
 ``server``  its last command serves until stopped, as a command ending in ``&`` does; both run in the
             background, are waited for, and get Ctrl-C when the page is done: then they must exit 0
             (docs/decisions/110-a-requested-stop-exits-0.md).
@@ -259,7 +259,8 @@ class PageRun:
         self.check(code == expected, where, f"exit {code}, documented {expected}", output)
         self._first_line(command, output, where)
         if aws and expected == 3:
-            self.check(first_line(output).startswith("error: "), where, "no `error:` line first", output)
+            errors = [line for line in output.splitlines() if line.startswith("error: ")]
+            self.check(len(errors) == 1, where, "not one `error:` line", output)
             self.check("fix:" in output, where, "no `fix:` advice", output)
         self.check("Traceback (most recent call last)" not in output, where, "a traceback", output)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -21,6 +22,7 @@ from typing import Annotated
 
 import httpx
 import typer
+from starlette.applications import Starlette
 
 from cli.checks.model_smoke import parse_base_url
 from cli.common import agent_python
@@ -154,6 +156,16 @@ def _report(console: Console, answer: AnswerRecording, out: Path) -> None:
         raise VerifyFailed(f"the agent answered with an error: {answer.error.code}: {answer.error.message}")
 
 
+def _local_app(settings: AgentSettings) -> Starlette:
+    """The agent app for this terminal: bedrock_agentcore logs a JSON line per request (for CloudWatch on
+    AgentCore), which would interleave with the CLI's own output, so only its warnings are shown here."""
+    from voice_agent.app import create_app
+
+    app = create_app(settings)
+    logging.getLogger("bedrock_agentcore.app").setLevel(logging.WARNING)
+    return app
+
+
 def local(
     prompt: Prompt = None,
     out: Out = Path("out/agent-local"),
@@ -197,7 +209,7 @@ def local(
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
     with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
-    from voice_agent.app import SHUTDOWN_GRACE_S, create_app
+    from voice_agent.app import SHUTDOWN_GRACE_S
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
@@ -228,7 +240,7 @@ def local(
         in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
         if web:
             agent_url = stack.enter_context(  # port None: a free one, the page tells the browser where
-                agent_server_thread(create_app(settings), host, port) if in_process else agent_server_process(settings)
+                agent_server_thread(_local_app(settings), host, port) if in_process else agent_server_process(settings)
             )
             console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
             serve_page(console, local_connect_url(agent_url), web_port, agent_url)
@@ -243,7 +255,7 @@ def local(
             import uvicorn
 
             uvicorn.run(
-                create_app(settings),
+                _local_app(settings),
                 host=host,
                 port=port,
                 log_level="warning",
@@ -251,7 +263,7 @@ def local(
             )
             return
         if in_process:
-            agent_url = stack.enter_context(agent_server_thread(create_app(settings)))
+            agent_url = stack.enter_context(agent_server_thread(_local_app(settings)))
         else:
             agent_url = stack.enter_context(agent_server_process(settings))
         console.step(f"asking the agent ({settings.llm.provider} LLM, {speech})")

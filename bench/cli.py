@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -84,7 +86,11 @@ def interruptible(program: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         typer.echo(f"{program}: interrupted", err=True)
-        raise typer.Exit(130) from None
+        # At once, past the interpreter's finalization: a thread may still be inside onnxruntime (the
+        # overhead timing), and finalizing under it aborts the process (SIGABRT), as in decision 110.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def main() -> None:

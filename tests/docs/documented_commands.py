@@ -231,16 +231,17 @@ class PageRun:
         self.env = dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
 
     def _popen(self, text: str, log: Path) -> subprocess.Popen:
-        return subprocess.Popen(
-            ["bash", "-c", text],
-            cwd=self.cwd,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=log.open("w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=_terminal_sigint,
-        )
+        with log.open("w") as out:  # the child keeps its own copy of the descriptor
+            return subprocess.Popen(
+                ["bash", "-c", text],
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_terminal_sigint,
+            )
 
     def _log(self) -> Path:
         return Path(tempfile.mkstemp(dir=self.logs, suffix=".log")[1])

@@ -12,7 +12,6 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 import pytest
-from conftest import env_without_aws
 from servers import REPO, free_port, wait_ready
 from websockets.asyncio.client import connect
 
@@ -143,7 +142,7 @@ def run_web(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", *args],
         cwd=REPO,
-        env=env_without_aws(**env),
+        env={**os.environ, **env},  # under the no_aws fixture
         capture_output=True,
         text=True,
         timeout=120,
@@ -151,7 +150,7 @@ def run_web(*args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_web_with_the_placeholder_arn_is_one_usage_error() -> None:
+def test_web_with_the_placeholder_arn_is_one_usage_error(no_aws: None) -> None:
     result = run_web("arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID", "--port", str(free_port()))
     assert result.returncode == 2, result.stderr
     first, fix = result.stderr.splitlines()
@@ -159,7 +158,7 @@ def test_web_with_the_placeholder_arn_is_one_usage_error() -> None:
     assert fix.startswith("fix: give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID")
 
 
-def test_web_without_credentials_stops_before_serving_and_its_fix_works() -> None:
+def test_web_without_credentials_stops_before_serving_and_its_fix_works(no_aws: None) -> None:
     port = free_port()
     result = run_web(ARN, "--port", str(port))
     assert result.returncode == 3, result.stderr
@@ -170,7 +169,7 @@ def test_web_without_credentials_stops_before_serving_and_its_fix_works() -> Non
     proc = subprocess.Popen(
         [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", ARN, "--port", str(port)],
         cwd=REPO,
-        env=env_without_aws(**keys),
+        env={**os.environ, **keys},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

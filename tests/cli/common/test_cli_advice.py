@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import env_without_aws
 
 BIN = Path(sys.executable).parent
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
+pytestmark = pytest.mark.usefixtures("no_aws")
 
 
 def run(cli: str, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -20,7 +21,7 @@ def run(cli: str, *args: str, **env: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=300,
-        env=env_without_aws(**env),
+        env={**os.environ, **env},  # every test here runs under the no_aws fixture
         stdin=subprocess.DEVNULL,  # no terminal: nothing may prompt
     )
 

@@ -78,6 +78,7 @@ class Session:
         self._send_lock = asyncio.Lock()
         self._ids = itertools.count(1)
         self._told: SpeechModel | None = None  # the pace this client was last told
+        self._taken: set[str] = set()  # client ids of the server's own form, u<n>: never handed out again
 
     def _pace_news(self) -> SpeechModel | None:
         """The server's running pace if this client has not been told it yet, else None: Ready carries it,
@@ -87,7 +88,6 @@ class Session:
             return None
         self._told = pace
         return pace
-        self._taken: set[str] = set()  # client ids of the server's own form, u<n>: never handed out again
 
     async def send(self, event: ServerEvent) -> None:
         """Send one event; a client that reads nothing for ``send_timeout_s`` ends the session.

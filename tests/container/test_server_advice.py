@@ -132,6 +132,10 @@ async def test_the_wrong_content_type_and_its_fix(model_server_url: str) -> None
 
 async def test_a_closing_session_and_its_fix(model_server_url: str) -> None:
     async with websockets.connect(ws_url(model_server_url)) as ws:
+        # An utterance in progress keeps the closing session open while the late one is read: with nothing
+        # left to say, the server may end the session before it reads another message.
+        speech = "This sentence keeps the session speaking while the next messages arrive."
+        await ws.send(json.dumps({"type": "synthesize", "id": "first", "text": speech}))
         await ws.send(json.dumps({"type": "close"}))
         await ws.send(json.dumps({"type": "synthesize", "id": "late", "text": "Too late."}))
         events = await read_until(ws, StreamDecoder(), lambda ev: any(isinstance(e, Error) for e in ev))

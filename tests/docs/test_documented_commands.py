@@ -59,26 +59,14 @@ def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy
 
 
-def _installed_elsewhere(env: dict[str, str]) -> bool:
-    """Whether .venv's editable install points at another checkout (worktrees sharing one environment)."""
-    probe = subprocess.run(
-        [str(REPO / ".venv" / "bin" / "python"), "-c", "import kokoro_server; print(kokoro_server.__file__)"],
-        cwd="/",
-        env={k: v for k, v in env.items() if k != "PYTHONPATH"},
-        capture_output=True,
-        text=True,
-    )
-    return not Path(probe.stdout.strip() or "/").resolve().is_relative_to(REPO.resolve())
-
-
 @pytest.fixture(scope="module")
 def reader_env(repo_copy: Path) -> dict[str, str]:
     """A reader's shell: no AWS anywhere, no virtual environment activated."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_", "JSII_")) and k != "CI"}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "/.venv" not in p)
-    env.pop("PYTHONPATH", None)
-    if _installed_elsewhere(env):  # run the copy's code, not the other checkout's
-        env["PYTHONPATH"] = os.pathsep.join(str(repo_copy / p) for p in ("container", "agent", "speech_protocol", "."))
+    # The copy's code, never the checkout's: .venv's editable install points at the checkout, whose CLIs
+    # would write their cdk.out there. PYTHONPATH goes before the editable install's paths and finder.
+    env["PYTHONPATH"] = os.pathsep.join(str(repo_copy / p) for p in ("container", "agent", "speech_protocol", "."))
     return {**env, **NO_AWS}
 
 

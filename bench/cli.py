@@ -1,17 +1,23 @@
 """``python -m bench``: run the benchmark, print the tables, write the PNG timelines and the JSON.
 
 Exit codes: 0 after a complete run (whether or not every target is met: the figures are the product),
-2 when an option is wrong or a figure could not be produced (one line on stderr says which).
+2 when an option is wrong or a figure could not be produced (one line on stderr says which), 130 when
+stopped by Ctrl-C or SIGTERM (the model server it started is stopped too).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from cli.common import child_processes
 from kokoro_server.settings import offline_environment
 
 from .errors import BenchError
@@ -22,7 +28,10 @@ from .settings import int_list, name_list, preset, with_options
 cli = typer.Typer(add_completion=False, help=__doc__)
 
 
-@cli.command()
+@cli.command(
+    epilog="Also: python -m bench soak (endurance), python -m bench report (docs/benchmark.md's figures), "
+    "python -m bench policy (the first-piece policy, computed); each takes --help."
+)
 def bench(
     quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure to this JSON file.")] = None,
@@ -42,29 +51,46 @@ def bench(
 ) -> None:
     """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
     offline_environment()
+    with interruptible("bench"):
+        try:
+            settings = with_options(
+                preset(quick),
+                json_path=json_path,
+                plots_dir=plots,
+                tokens_per_s=tokens_per_s,
+                texts=None if texts is None else name_list("--texts", texts),
+                concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
+                sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
+                repeats=repeats,
+                voice=voice,
+                engine=engine,
+                device=device,
+                server_url=server_url,
+                simulate_rtf=simulate_rtf,
+            )
+            report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+            typer.echo(render(report))
+            for path in write_outputs(report, traces, settings):
+                typer.echo(f"wrote {path}", err=True)
+        except BenchError as err:
+            typer.echo(f"bench: {err}", err=True)
+            raise typer.Exit(2) from None
+
+
+@contextlib.contextmanager
+def interruptible(program: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM ends a run with exit code 130 and one line, after the model server it started
+    has been stopped (SIGTERM unwinds like Ctrl-C: :func:`cli.common.child_processes.end_children_with_parent`)."""
+    child_processes.end_children_with_parent()
     try:
-        settings = with_options(
-            preset(quick),
-            json_path=json_path,
-            plots_dir=plots,
-            tokens_per_s=tokens_per_s,
-            texts=None if texts is None else name_list("--texts", texts),
-            concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
-            sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
-            repeats=repeats,
-            voice=voice,
-            engine=engine,
-            device=device,
-            server_url=server_url,
-            simulate_rtf=simulate_rtf,
-        )
-        report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
-        typer.echo(render(report))
-        for path in write_outputs(report, traces, settings):
-            typer.echo(f"wrote {path}", err=True)
-    except BenchError as err:
-        typer.echo(f"bench: {err}", err=True)
-        raise typer.Exit(2) from None
+        yield
+    except KeyboardInterrupt:
+        typer.echo(f"{program}: interrupted", err=True)
+        # At once, past the interpreter's finalization: a thread may still be inside onnxruntime (the
+        # overhead timing), and finalizing under it aborts the process (SIGABRT), as in decision 110.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def main() -> None:

@@ -44,7 +44,7 @@ def main(
     engine: Annotated[str | None, options.context_option("engine")] = None,
     image_uri: Annotated[str | None, options.context_option("image_uri")] = None,
     voice: options.Voice = None,
-    direct: options.Direct = False,
+    sessions_per_instance: Annotated[Count, options.context_option("sessions_per_instance")] = None,
     skip_smoke: SkipSmoke = False,
 ) -> None:
     """Deploy the model stack and verify the endpoint (the bare command), or run a subcommand."""

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The CDK app: reads the context and the CDK CLI's environment once, then composes both stacks.
 
-``cdk synth`` works offline with no credentials and no Docker (images are only staged). A bad context
-value stops synth with a one-line error naming its key, and exit status 2.
+``cdk synth`` needs no credentials and no Docker (images are only staged); bundling the agent needs the
+package index (docs/decisions/111-what-offline-means.md). A bad context value stops synth with a one-line
+error naming its key, and exit status 2; an agent that cannot be bundled, with its cause, and status 1.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ use_project_node(os.environ)  # before aws_cdk starts jsii's node
 
 import aws_cdk as cdk  # noqa: E402 - after use_project_node, which picks the node jsii starts
 
+from stacks.agent_bundle import bundling_failure  # noqa: E402 - after use_project_node, which picks the node jsii starts
 from stacks.deployment import build_app  # noqa: E402 - after use_project_node, which picks the node jsii starts
 from stacks.project_paths import ProjectPaths  # noqa: E402 - after use_project_node, which picks the node jsii starts
 from stacks.settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402 - after use_project_node, which picks the node jsii starts
@@ -40,8 +42,15 @@ def main() -> int:
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    build_app(app, settings, ProjectPaths(ROOT))
-    app.synth()
+    try:
+        build_app(app, settings, ProjectPaths(ROOT))
+        app.synth()
+    except RuntimeError as error:  # jsii's wrapping of a failed bundling callback: its own words, no trace
+        reason = bundling_failure(error)
+        if reason is None:
+            raise
+        print(f"error: {reason}", file=sys.stderr)
+        return 1
     return 0
 
 

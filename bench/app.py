@@ -2,11 +2,12 @@
 
 With no subcommand it runs the benchmark, prints the tables and writes the PNG timelines and the JSON.
 Exit codes: 0 after a complete run (whether or not every target is met: the figures are the product),
-2 when an option is wrong or a figure could not be produced (one line on stderr says which).
+2 when an option is wrong or a figure could not be produced (one line on stderr says which), 130 when
+stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`bench.interruption`).
 
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
-``g2p``, ``normalization`` and ``openai-api`` (what one part costs).
+``g2p``, ``normalization`` and ``openai-api`` (what one part costs); each takes ``--help``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import typer
 from kokoro_server.settings import offline_environment
 
 from .errors import BenchError
+from .interruption import interruptible
 from .measuring import g2p, interrupt, normalization, openai_api, policy_sweep, soak_command
 from .reporting import docs_report
 from .reporting.report import render
@@ -52,29 +54,30 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return  # a subcommand runs instead, with its own options
     offline_environment()
-    try:
-        settings = with_options(
-            preset(quick),
-            json_path=json_path,
-            plots_dir=plots,
-            tokens_per_s=tokens_per_s,
-            texts=None if texts is None else name_list("--texts", texts),
-            concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
-            sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
-            repeats=repeats,
-            voice=voice,
-            engine=engine,
-            device=device,
-            server_url=server_url,
-            simulate_rtf=simulate_rtf,
-        )
-        report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
-        typer.echo(render(report))
-        for path in write_outputs(report, traces, settings):
-            typer.echo(f"wrote {path}", err=True)
-    except BenchError as err:
-        typer.echo(f"bench: {err}", err=True)
-        raise typer.Exit(2) from None
+    with interruptible("bench"):
+        try:
+            settings = with_options(
+                preset(quick),
+                json_path=json_path,
+                plots_dir=plots,
+                tokens_per_s=tokens_per_s,
+                texts=None if texts is None else name_list("--texts", texts),
+                concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
+                sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
+                repeats=repeats,
+                voice=voice,
+                engine=engine,
+                device=device,
+                server_url=server_url,
+                simulate_rtf=simulate_rtf,
+            )
+            report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+            typer.echo(render(report))
+            for path in write_outputs(report, traces, settings):
+                typer.echo(f"wrote {path}", err=True)
+        except BenchError as err:
+            typer.echo(f"bench: {err}", err=True)
+            raise typer.Exit(2) from None
 
 
 app.command("soak")(soak_command.run)

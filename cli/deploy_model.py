@@ -44,7 +44,7 @@ def main(
     engine: Annotated[str | None, flags.context_option("engine")] = None,
     image_uri: Annotated[str | None, flags.context_option("image_uri")] = None,
     voice: flags.VoiceName = None,
-    direct: flags.Direct = False,
+    sessions_per_instance: Annotated[Count, flags.context_option("sessions_per_instance")] = None,
     skip_smoke: SkipSmoke = False,
 ) -> None:
     """Deploy the model stack and verify the endpoint (the bare command), or run a subcommand."""

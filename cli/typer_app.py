@@ -49,6 +49,7 @@ _SHARED_LAST = _options(
     ("assume_yes", flags.Yes, False),
     ("json_output", flags.Json, False),
     ("bootstrap", flags.Bootstrap, False),
+    ("direct", flags.Direct, False),
     ("out_dir", flags.OutDir, None),
     ("cdk_bin", flags.CdkBin, flags.DEFAULT_CDK_BIN),
     ("docker_bin", flags.DockerBin, "docker"),
@@ -167,6 +168,7 @@ def add_stack_commands(
     @app.command()
     def diff(ctx: typer.Context) -> None:
         with command_state(ctx) as state:
+            deploy_steps.require_account(state.run, state.connect)
             deploy_steps.diff(state.run, state.console, stack_of(state.run), state.out_dir)
 
     @app.command()
@@ -174,6 +176,7 @@ def add_stack_commands(
         with command_state(ctx) as state:
             stack = stack_of(state.run)
             confirm_destroy(state, stack)
+            deploy_steps.require_account(state.run, state.connect)
             deploy_steps.destroy(state.run, state.console, stack, state.out_dir)
 
     @app.command()

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import uvicorn
 
 from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
@@ -31,6 +32,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def _model_failed(ping_url: str) -> bool:
+    """The model server's 503 ``{"status": "failed"}`` once its model failed to load: it stays up for
+    SageMaker's health checks, so waiting longer changes nothing."""
+    with contextlib.suppress(httpx.HTTPError, ValueError):
+        reply = httpx.get(ping_url, timeout=2.0)
+        return reply.status_code == 503 and reply.json().get("status") == "failed"
+    return False
 
 
 @contextlib.contextmanager
@@ -56,13 +66,15 @@ def ready_process(
     if started is not None:
         started.append(proc)
     try:
+        ping = f"{url}/ping"
         try:
-            wait_ready(f"{url}/ping", timeout_s=timeout_s, alive=lambda: proc.poll() is None)
+            wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not _model_failed(ping))
         except (ServerGone, ServerNotReady):
+            why = ": its model failed to load" if proc.poll() is None and _model_failed(ping) else ""
             children.stop(proc, grace_s=0)
             log.seek(0)
             raise ServerFailed(
-                f"{what} did not become ready", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
+                f"{what} did not become ready{why}", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
             ) from None
         yield url
     finally:
@@ -113,7 +125,7 @@ def model_server_child(
         f"http://127.0.0.1:{port}",
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         timeout_s=timeout_s,
-        what=f"the local model server ({' '.join(command[1:4])})",
+        what=f"the local model server (kokoro_server --engine {engine})",
         fix="run it yourself to see why: .venv/bin/python -m kokoro_server --port 8090",
         started=started,
     ) as url:

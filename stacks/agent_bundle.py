@@ -19,7 +19,8 @@ from pathlib import Path
 import jsii
 from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
 
-from stacks.bundling_pip import BundlingError, check_pip, pip_install_command
+from stacks import package_index
+from stacks.bundling_pip import BUNDLING_FAILED, BundlingError, check_pip, pip_install_command
 from stacks.project_paths import ProjectPaths
 
 ENTRYPOINT = "main.py"
@@ -47,8 +48,26 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
         )
         result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise BundlingError(f"pip could not resolve the agent's arm64 dependencies:\n{result.stderr[-4000:]}")
+        index = package_index.index_url()
+        down = package_index.unreachable(index)
+        if down is not None:
+            raise BundlingError(
+                f"cannot bundle the agent: the package index {index} cannot be reached ({down}); bundling downloads "
+                "the agent's arm64 wheels, so connect to it (or set PIP_INDEX_URL to a mirror), or synth only the "
+                "model stack: cdk synth KokoroTtsModel --exclusively"
+            )
+        raise BundlingError(
+            f"cannot bundle the agent: pip could not resolve its arm64 dependencies:\n{result.stderr[-4000:]}"
+        )
     shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
+
+
+def bundling_failure(error: BaseException) -> str | None:
+    """The :class:`BundlingError` message inside the error jsii raises for a failed bundling callback (jsii
+    keeps only the text), so ``app.py`` can print it without jsii's and the CDK's stack traces."""
+    message = str(error)
+    start = message.find(BUNDLING_FAILED)
+    return message[start:] if start >= 0 else None
 
 
 @jsii.implements(ILocalBundling)

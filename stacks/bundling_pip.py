@@ -16,8 +16,12 @@ TARGET_PLATFORM = ("--platform", "manylinux2014_aarch64", "--implementation", "c
 MIN_PIP = (26, 0)
 
 
+BUNDLING_FAILED = "cannot bundle the agent: "  # how every BundlingError's message begins
+
+
 class BundlingError(RuntimeError):
-    """The agent cannot be bundled; the message says which file or which pip step failed."""
+    """The agent cannot be bundled; the message, which begins with :data:`BUNDLING_FAILED`, says which file
+    or which pip step failed."""
 
 
 def pip_install_command(

@@ -24,7 +24,25 @@ _STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")  # CloudFormation
 _ENDPOINT_NAME = re.compile(r"^[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,62}$")  # SageMaker
 _RUNTIME_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}$")  # AgentCore: no hyphen (003-agentcore-runtime.md)
 _VOICE = re.compile(r"^[a-z][a-z]_[a-z]+$")  # Kokoro: language + gender letter, "_", name
+# AgentCore's runtime id: its name, "-", 10 letters or digits (botocore's AgentRuntimeArn pattern)
+_RUNTIME_ID = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,47}-[a-zA-Z0-9]{10}$")
 _MAX_VALUE_CHARS = 256
+
+
+def runtime_arn_problem(arn: str) -> str | None:
+    """What is wrong with an AgentCore runtime ARN, or ``None``: checked offline, before any AWS call."""
+    parts = arn.split(":", 5)
+    if len(parts) != 6 or parts[:3] != ["arn", "aws", "bedrock-agentcore"]:
+        return "expected arn:aws:bedrock-agentcore:..."
+    region, account, resource = parts[3:]
+    if not _REGION.fullmatch(region):
+        return f"{region[:40]!r} is not an AWS Region such as us-east-1"
+    if not _ACCOUNT.fullmatch(account):
+        return f"{account[:40]!r} is not a 12-digit account id"
+    kind, _, runtime_id = resource.partition("/")
+    if kind != "runtime" or not _RUNTIME_ID.fullmatch(runtime_id):
+        return f"{resource[:60]!r} is not runtime/<name>-<10 letters or digits>"
+    return None
 
 
 class SettingsError(ValueError):

@@ -58,6 +58,8 @@ MODULES = {
 # Tests whose need runs behind a command: "path relative to tests/::test name pattern" -> markers.
 BEHIND_A_COMMAND = {
     "bench/test_quick_run.py::*": ("server",),  # python -m bench --quick starts its own server
+    # every documented command, as written: model servers, the stock cdk synth (pip bundles from PyPI)
+    "docs/test_documented_commands.py::*": ("server", "cdk", "network"),
     "container/test_listener.py::*": ("server",),  # python -m kokoro_server
     "devtools/test_emulator_model_server.py::*": ("server",),  # .venv's python -m kokoro_server, from 3.12
     "cli/local/test_agent_local.py::test_local_starts_its_own_model_server": ("server",),

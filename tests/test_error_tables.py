@@ -171,10 +171,10 @@ def _close_codes(scopes) -> set[int]:
 
 
 def _exit_codes(rel: str) -> set[int]:
-    """``typer.Exit(N)`` constants of one CLI module, and 0 for a normal end."""
+    """``typer.Exit(N)`` and ``os._exit(N)`` constants of one CLI module, and 0 for a normal end."""
     out = {0}
     for node in ast.walk(_tree(rel)):
-        if isinstance(node, ast.Call) and _callee(node) == "Exit" and node.args:
+        if isinstance(node, ast.Call) and _callee(node) in ("Exit", "_exit") and node.args:
             if isinstance(node.args[0], ast.Constant):
                 out.add(node.args[0].value)
     return out
@@ -270,7 +270,7 @@ def test_cli_exit_codes():
         "deploy-model": _deploy_exit_codes(),
         "deploy-agent": _deploy_exit_codes(),
         "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
-        "python -m bench": _exit_codes("bench/app.py"),
+        "python -m bench": _exit_codes("bench/app.py") | _exit_codes("bench/interruption.py"),
     }
     rows = _table("CLI exit codes")
     for program, emitted in programs.items():

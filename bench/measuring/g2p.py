@@ -104,7 +104,9 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
 
 
 def g2p(
-    json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path("bench/results/g2p.json"),
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures here (bench/results/g2p.json is the record).")
+    ] = None,
     budget: Annotated[
         float, typer.Option(help="Stop lengthening a class's 'before' text past this many seconds.")
     ] = 5.0,
@@ -118,6 +120,7 @@ def g2p(
         f"worst before: {wb['ms_per_char']} ms/char ({wb['class']}, {wb['chars']} chars); "
         f"worst after: {wa['ms_per_char']} ms/char ({wa['class']}, {wa['chars']} chars)"
     )
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(figures, indent=2) + "\n")
-    typer.echo(f"wrote {json_path}", err=True)
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(figures, indent=2) + "\n")
+        typer.echo(f"wrote {json_path}", err=True)

@@ -1,7 +1,7 @@
 """``python -m bench soak``: the endurance run's command line (see :mod:`bench.measuring.soak`).
 
 Exit codes: 0 when nothing leaked and no unexpected error occurred, 1 when something did (the report says
-what), 2 when an option is wrong or the server could not start.
+what), 2 when an option is wrong or the server could not start, 130 when stopped by Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kokoro_processes.servers import model_server_child
 from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
+from ..interruption import interruptible
 from .soak import soak
 
 FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
@@ -52,9 +53,12 @@ def run(
     try:
         # The listener limit is lifted so that every client keeps the server busy; admission itself is
         # tested in tests/container/test_admission.py.
-        with model_server_child(
-            "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
-        ) as (url, proc):
+        with (
+            interruptible("bench soak"),
+            model_server_child(
+                "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
+            ) as (url, proc),
+        ):
             report = asyncio.run(soak(url, proc.pid, minutes, sessions))
     except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)

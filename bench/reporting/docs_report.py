@@ -252,9 +252,11 @@ def report(
     results: Annotated[Path, typer.Option("--json", help="The results file.")] = RESULTS,
     gpu_results: Annotated[Path, typer.Option("--gpu-json", help="The GPU run's results file, if any.")] = GPU_RESULTS,
     page: Annotated[Path, typer.Option(help="The page whose figures to replace.")] = PAGE,
-    check: Annotated[bool, typer.Option(help="Only check that the page is current.")] = False,
+    check: Annotated[bool, typer.Option(help="Exit 1 if a page is stale (for CI).")] = False,
+    write: Annotated[bool, typer.Option(help="Rewrite the stale pages (tracked files) in place.")] = False,
 ) -> None:
-    """Render the figures of RESULTS into PAGE (between its marker lines)."""
+    """Render the figures of RESULTS into PAGE (between its marker lines); without --write, only say which
+    tracked files are stale."""
     try:
         data = json.loads(results.read_text(encoding="utf-8"))
         old = page.read_text(encoding="utf-8")
@@ -265,12 +267,14 @@ def report(
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)
         raise typer.Exit(2) from None
-    if check:
+    if not write:
         stale = [str(p) for p, text in soak_pages.items() if p.read_text(encoding="utf-8") != text]
-        if new != old or new_capacity != old_capacity or stale:
-            typer.echo(f"{', '.join([str(page), str(MEASURED), *stale])}: stale? run python -m bench report", err=True)
-            raise typer.Exit(1)
-        return
+        stale += [str(page)] * (new != old) + [str(MEASURED)] * (new_capacity != old_capacity)
+        if not stale:
+            typer.echo("every page is current", err=True)
+            return
+        typer.echo(f"stale: {', '.join(stale)}; rewrite them: .venv/bin/python -m bench report --write", err=True)
+        raise typer.Exit(1 if check else 0)
     page.write_text(new, encoding="utf-8")
     MEASURED.write_text(json.dumps(new_capacity, indent=1) + "\n", encoding="utf-8")
     for soak_page, text in soak_pages.items():

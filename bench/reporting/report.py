@@ -166,11 +166,11 @@ def render(report: BenchReport) -> str:
         )
     if report.capacity is not None:
         cap = report.capacity
+        held = f"{cap.sessions} concurrent session(s) with" if cap.sessions else "no load of the ladder kept"
         out += [
             "",
-            f"capacity on this machine: {cap.sessions if cap.sessions else 'none'} concurrent session(s) with "
-            f"zero stall and first audio p95 < 1 s (rtf {cap.rtf}); cost per instance (prices: "
-            f"bench/data/instance_prices.json)",
+            f"capacity on this machine: {held} zero stall and first audio p95 < 1 s (rtf {cap.rtf}); cost per "
+            f"instance (prices: bench/data/instance_prices.json)",
         ]
         out += _table(
             ["instance", "$/hour", "engine", "sessions", "$/voice-hour", "$/speech-hour", "note"],

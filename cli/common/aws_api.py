@@ -108,7 +108,8 @@ class Boto3Aws:
         try:
             self._session = boto3.Session(profile_name=profile, region_name=region or env_region(env))
         except ProfileNotFound as err:
-            raise PrerequisiteMissing(f"AWS profile {profile!r} not found", fix=CREDENTIALS_FIX) from err
+            name = profile or env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE")
+            raise PrerequisiteMissing(f"AWS profile {name!r} not found", fix=CREDENTIALS_FIX) from err
         if not self._session.region_name:
             if self._session.get_credentials() is None:
                 raise PrerequisiteMissing(
@@ -116,6 +117,10 @@ class Boto3Aws:
                 )
             raise PrerequisiteMissing("no AWS region configured", fix=REGION_FIX)
         self.region: str = self._session.region_name
+
+    def credentials(self) -> object | None:
+        """The session's credentials as boto3 resolves them, offline (``None``: there are none)."""
+        return self._session.get_credentials()
 
     def _client(self, service: str, config: Config = _CONTROL):
         return self._session.client(service, config=config)

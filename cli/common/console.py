@@ -59,11 +59,12 @@ class Console:
 
     def fail(self, error: CliError) -> ExitCode:
         """Report ``error`` to the user and return the exit code it maps to."""
-        self.err.print(Text(f"error: {error.message}", style="bold red"))
+        # soft_wrap: each stays one line at any width, so the fix can be copied and grepped whole
+        self.err.print(Text(f"error: {error.message}", style="bold red"), soft_wrap=True)
         for detail in error.details:
-            self.err.print(Text(f"  {detail}"))
+            self.err.print(Text(f"  {detail}"), soft_wrap=True)
         if error.fix:
-            self.err.print(Text(f"fix: {error.fix}", style="cyan"))
+            self.err.print(Text(f"fix: {error.fix}", style="cyan"), soft_wrap=True)
         if self.json_mode:
             body = {
                 "type": type(error).__name__,

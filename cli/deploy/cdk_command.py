@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stacks.project_node import PROJECT_NODE
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PINNED_CDK = PROJECT_ROOT / "node_modules" / ".bin" / "cdk"
 OUTPUT_DIR = "cdk.out"
@@ -56,6 +58,13 @@ class CdkTarget:
             env["AWS_EC2_METADATA_DISABLED"] = "true"
         return env
 
+    def cdk(self) -> list[str]:
+        """How to start the CDK CLI: the pinned one on the pinned Node.js. Its ``#!/usr/bin/env node`` would
+        take the machine's node, on which the AWS SDK inside cdk warns at every call (decision 021)."""
+        if Path(self.cdk_bin) == PINNED_CDK and PROJECT_NODE.is_file():
+            return [str(PROJECT_NODE), self.cdk_bin]
+        return [self.cdk_bin]
+
     def common(self) -> list[str]:
         args = ["--app", self.app] if self.app else []
         args += [arg for key, value in sorted(self.context.items()) for arg in ("-c", f"{key}={value}")]
@@ -66,13 +75,13 @@ class CdkTarget:
 
 def synth(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
     """``cdk synth``: works offline with no credentials and no Docker (images are only staged)."""
-    argv = [target.cdk_bin, "synth", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--quiet"]
+    argv = [*target.cdk(), "synth", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--quiet"]
     return CdkCall(tuple(argv), target.env(offline=True))
 
 
 def diff(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
     """``cdk diff``; it synthesizes the app first, into ``output_dir`` as ``synth`` does."""
-    argv = (target.cdk_bin, "diff", stack, EXCLUSIVELY, *target.common(), "--output", output_dir)
+    argv = (*target.cdk(), "diff", stack, EXCLUSIVELY, *target.common(), "--output", output_dir)
     return CdkCall(argv, target.env())
 
 
@@ -88,7 +97,7 @@ def deploy(
 
     ``direct`` deploys without a change set: moto's CloudFormation drops the outputs of change sets.
     """
-    argv = [target.cdk_bin, "deploy", stack, EXCLUSIVELY, *target.common(), "--outputs-file", outputs_file]
+    argv = [*target.cdk(), "deploy", stack, EXCLUSIVELY, *target.common(), "--outputs-file", outputs_file]
     argv += ["--require-approval", "never" if approve_all else "broadening"]
     if target.unattended:
         argv += ["--progress", "events"]
@@ -100,13 +109,13 @@ def deploy(
 def destroy(target: CdkTarget, stack: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
     """``cdk destroy --force``: the CLI asks for confirmation itself (or was given ``--yes``). It synthesizes
     the app first, into ``output_dir`` as ``synth`` does (``--out-dir``), not into the project's cdk.out."""
-    argv = (target.cdk_bin, "destroy", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--force")
+    argv = (*target.cdk(), "destroy", stack, EXCLUSIVELY, *target.common(), "--output", output_dir, "--force")
     return CdkCall(argv, target.env())
 
 
 def bootstrap(target: CdkTarget, account: str, region: str, output_dir: str = OUTPUT_DIR) -> CdkCall:
     """``cdk bootstrap``; in a CDK project it synthesizes the app first, into ``output_dir``."""
-    argv = [target.cdk_bin, "bootstrap", f"aws://{account}/{region}", *target.common(), "--output", output_dir]
+    argv = [*target.cdk(), "bootstrap", f"aws://{account}/{region}", *target.common(), "--output", output_dir]
     return CdkCall(tuple(argv), target.env())
 
 

@@ -99,6 +99,17 @@ def execute(run: RunOptions, console: Console, call: CdkCall, what: str) -> bool
     return True
 
 
+def require_account(run: RunOptions, connect: Callable[[], AwsApi]) -> None:
+    """What ``diff`` and ``destroy`` need before cdk runs: the CDK CLI, a region and credentials.
+
+    Without this, cdk itself fails late with "Unable to resolve AWS account" and exit 1 instead of the
+    missing prerequisite, its fix and exit 3. A dry run needs none of them.
+    """
+    if not run.dry_run:
+        aws_finding, _, _ = check_aws(connect)
+        require([check_cdk(run.cdk_bin), aws_finding])
+
+
 def diff(run: RunOptions, console: Console, stack: str, out_dir: str) -> None:
     execute(run, console, cdk_command.diff(run.cdk_target(), stack, out_dir), f"cdk diff {stack}")
 

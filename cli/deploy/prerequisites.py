@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from cli.common.aws_api import AwsApi, Identity
 from cli.common.errors import CliError, PrerequisiteMissing
+from stacks.project_node import PROJECT_NODE
 
 BOOTSTRAP_STACK = "CDKToolkit"
 USABLE_STACK_STATES = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE"}
@@ -29,11 +30,11 @@ class Finding:
 
 
 def check_cdk(cdk_bin: str) -> Finding:
-    """The project's pinned CDK CLI (``setup.sh`` installs it) and the Node.js it runs on."""
+    """The project's pinned CDK CLI (``setup.sh`` installs it) and a Node.js to run it on."""
     fix = "run ./setup.sh (npm ci installs the pinned CDK CLI into node_modules/.bin/cdk)"
     if not (os.path.isfile(cdk_bin) and os.access(cdk_bin, os.X_OK)) and shutil.which(cdk_bin) is None:
         return Finding("cdk", False, f"CDK CLI not found at {cdk_bin}", fix)
-    if shutil.which("node") is None:
+    if not PROJECT_NODE.is_file() and shutil.which("node") is None:  # the pinned one runs cdk when present
         return Finding(
             "cdk", False, "Node.js (node) is not on PATH", "install Node.js 22 or 24 (its npm runs ./setup.sh)"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -22,6 +23,7 @@ from typing import Annotated
 
 import httpx
 import typer
+from starlette.applications import Starlette
 
 from cli.checks.model_smoke import parse_base_url
 from cli.common import agent_python
@@ -57,6 +59,7 @@ class EngineChoice(StrEnum):
     torch = "torch"
 
 
+DEFAULT_AGENT_PORT = 8080  # AgentCore's
 Prompt = Annotated[str | None, typer.Option(help="Ask this one question, write --out, and exit.")]
 Out = Annotated[Path, typer.Option(help="Folder for answer.wav and report.json.")]
 VoiceName = Annotated[str, typer.Option(help="Kokoro voice, e.g. af_heart, am_michael, bf_emma.")]
@@ -192,6 +195,16 @@ def _report(console: Console, answer: AnswerRecording, out: Path) -> None:
         raise VerifyFailed(f"the agent answered with an error: {answer.error.code}: {answer.error.message}")
 
 
+def _local_app(settings: AgentSettings) -> Starlette:
+    """The agent app for this terminal: bedrock_agentcore logs a JSON line per request (for CloudWatch on
+    AgentCore), which would interleave with the CLI's own output, so only its warnings are shown here."""
+    from voice_agent.app import create_app
+
+    app = create_app(settings)
+    logging.getLogger("bedrock_agentcore.app").setLevel(logging.WARNING)
+    return app
+
+
 def local(
     prompt: Prompt = None,
     out: Out = Path("out/agent-local"),
@@ -200,7 +213,9 @@ def local(
     llm: Annotated[
         LlmChoice | None, typer.Option(help="LLM provider; default: scripted unless an LLM is given.")
     ] = None,
-    reply: Annotated[str, typer.Option(help="What the scripted LLM says.")] = DEFAULT_SCRIPTED_REPLY,
+    reply: Annotated[
+        str, typer.Option(help="What the scripted LLM says, whatever the prompt (it reads none).")
+    ] = DEFAULT_SCRIPTED_REPLY,
     tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed, words per second.")] = 20.0,
     llm_model_id: Annotated[str | None, typer.Option(help="Bedrock or OpenAI-compatible model id.")] = None,
     llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
@@ -222,7 +237,12 @@ def local(
     voice: VoiceName = "af_heart",
     speed: Speed = 1.0,
     host: Annotated[str, typer.Option(help="Address the agent serves on (without --prompt).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port the agent serves on (without --prompt).")] = 8080,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            help="Port the agent serves on (without --prompt); default 8080, with --web a free one.", show_default=False
+        ),
+    ] = None,
     web: Annotated[bool, typer.Option("--web", help="Also serve the conversation page (talk, stop, go on).")] = False,
     web_port: WebPort = DEFAULT_WEB_PORT,
     allow_host: AllowHost = None,
@@ -230,7 +250,7 @@ def local(
 ) -> None:
     """Run the voice agent on this machine; with --prompt, ask one question and record the answer;
     with --web, talk to it from a browser page on 127.0.0.1:--web-port."""
-    from voice_agent.app import SHUTDOWN_GRACE_S, create_app
+    from voice_agent.app import SHUTDOWN_GRACE_S
 
     console = Console()
     with console.reporting_errors(), contextlib.ExitStack() as stack:
@@ -263,14 +283,15 @@ def local(
         # The SageMaker transport needs the 3.12-only SDK: on a 3.11 CLI the agent runs in .venv312.
         in_process = settings.tts.transport == "websocket" or agent_python.sdk_here()
         if web:
-            agent_url = stack.enter_context(
-                agent_server_thread(create_app(settings), host, port) if in_process else agent_server_process(settings)
+            agent_url = stack.enter_context(  # port None: a free one, the page tells the browser where
+                agent_server_thread(_local_app(settings), host, port) if in_process else agent_server_process(settings)
             )
             console.step(f"agent on {agent_url}/ws and /invocations ({speech})")
             page_hosts = server_hosts("127.0.0.1", extra_hosts)
             serve_page(console, local_connect_url(agent_url), web_port, agent_url, page_hosts)
             return
         if prompt is None:
+            port = DEFAULT_AGENT_PORT if port is None else port
             console.step(f"agent on http://{host}:{port}/invocations ({speech}); Ctrl-C stops")
             if not in_process:
                 python = agent_python_or_fail()
@@ -279,7 +300,7 @@ def local(
             import uvicorn
 
             uvicorn.run(
-                create_app(settings),
+                _local_app(settings),
                 host=host,
                 port=port,
                 log_level="warning",
@@ -287,7 +308,7 @@ def local(
             )
             return
         if in_process:
-            agent_url = stack.enter_context(agent_server_thread(create_app(settings)))
+            agent_url = stack.enter_context(agent_server_thread(_local_app(settings)))
         else:
             agent_url = stack.enter_context(agent_server_process(settings))
         console.step(f"asking the agent ({settings.llm.provider} LLM, {speech})")

@@ -11,12 +11,14 @@ from typing import Annotated
 
 import typer
 
+from cli.common.aws_api import CREDENTIALS_FIX, Boto3Aws
 from cli.common.console import Console
-from cli.common.errors import UsageError
+from cli.common.errors import PrerequisiteMissing, UsageError
 from cli.deploy import deploy_steps
 from cli.local.web_page import ConnectUrl, Presigner, new_token, page_app, runtime_connect_url
 from cli.typer_app import command_state
 from speech_protocol.browser_access import LOOPBACK_NAMES
+from stacks.context_values import runtime_arn_problem
 
 DEFAULT_WEB_PORT = 8000
 WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]
@@ -42,14 +44,21 @@ def presigner(region: str, profile: str | None) -> Presigner:
     return AgentCoreRuntimeClient(region=region, session=boto3.Session(profile_name=profile, region_name=region))
 
 
+def require_credentials(region: str, profile: str | None) -> None:
+    """Refuse to serve a page whose every connection would fail: credentials are resolved here, offline."""
+    if Boto3Aws(region=region, profile=profile).credentials() is None:
+        raise PrerequisiteMissing("no AWS credentials found to sign the page's connections", fix=CREDENTIALS_FIX)
+
+
 def region_of(runtime_arn: str) -> str:
-    parts = runtime_arn.split(":")
-    if len(parts) < 6 or parts[:3] != ["arn", "aws", "bedrock-agentcore"] or not parts[3]:
+    """The ARN's region, once the whole ARN has the shape AgentCore gives (a usage error otherwise)."""
+    problem = runtime_arn_problem(runtime_arn)
+    if problem:
         raise UsageError(
-            f"not an AgentCore runtime ARN: {runtime_arn[:100]!r}",
-            fix="give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID (deploy-agent outputs)",
+            f"not an AgentCore runtime ARN ({problem}): {runtime_arn[:100]!r}",
+            fix="give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID as `deploy-agent outputs` prints it",
         )
-    return parts[3]
+    return runtime_arn.split(":")[3]
 
 
 def web(
@@ -69,5 +78,7 @@ def web(
                     "the agent stack has no RuntimeArn output",
                     fix="deploy it first (deploy-agent), or give the runtime ARN: deploy-agent web ARN",
                 )
-        signer = presigner(region_of(runtime_arn), state.run.profile)
+        region = region_of(runtime_arn)
+        require_credentials(region, state.run.profile)
+        signer = presigner(region, state.run.profile)
         serve_page(state.console, runtime_connect_url(signer, runtime_arn), port, runtime_arn)

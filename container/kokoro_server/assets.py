@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 PACKAGE_DATA = Path(__file__).parent / "data"
+PACKAGE_DATA_CONFIG = PACKAGE_DATA / "kokoro-82m-config.json"
 REPO_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 IMAGE_ASSETS = Path("/opt/kokoro")
 ONNX_FILE = "kokoro-v1.0.int8.onnx"
@@ -33,6 +35,25 @@ VOICE_SHAPE = (510, 1, 256)  # one style row per phoneme count
 STYLE_DIM = VOICE_SHAPE[-1]
 FIX_OFFLINE = "./setup.sh (or: .venv/bin/python -m kokoro_server.offline_assets build --dest assets)"
 FIX_IMAGE = "rebuild the image (container/Dockerfile fetches the weights at build time)"
+# Outside the image the official .pth cannot be fetched; the torch engine runs on weights rebuilt from the
+# int8 ONNX export (docs/decisions/086-torch-weights-from-onnx.md), named explicitly: they are not the
+# pinned file, so they never take its place under assets/.
+FIX_TORCH = (
+    ".venv/bin/python -m devtools.torch_weights --out kokoro-v1_0.pth, then pass "
+    "--torch-model kokoro-v1_0.pth (or KOKORO_TORCH_MODEL=$PWD/kokoro-v1_0.pth)"
+)
+
+
+def fix_offline(base: Path) -> str:
+    """The command that (re)builds the offline set in ``base``, the folder the error is about."""
+    if base == REPO_ASSETS:
+        return FIX_OFFLINE
+    return f".venv/bin/python -m kokoro_server.offline_assets build --dest {shlex.quote(str(base))}"
+
+
+def fix_explicit(option: str, env: str) -> str:
+    """An explicit path is the user's: the fix is to correct it, or to drop it for the offline set."""
+    return f"correct {option} ({env}), or leave it unset to use the offline set in assets/ that ./setup.sh builds"
 
 
 class AssetError(RuntimeError):
@@ -112,31 +133,40 @@ def resolve(
     config: Path | None = None,
     assets_dir: Path | None = None,
 ) -> ModelAssets:
-    """Resolve and verify what ``engine`` ("onnx" or "torch") needs, in the documented order."""
-    base = _first_dir(assets_dir, REPO_ASSETS, IMAGE_ASSETS)
-    in_image = base == IMAGE_ASSETS
-    fix = FIX_IMAGE if in_image else FIX_OFFLINE
-    offline = manifest()
-    cfg = verify(config or PACKAGE_DATA / "kokoro-82m-config.json", None, fix)
+    """Resolve and verify what ``engine`` ("onnx" or "torch") needs, in the documented order.
 
-    vdir = voices_dir if voices_dir is not None else base / "voices" if base is not None else None
-    if vdir is None:
+    Every error's fix repairs the file it names: a path the user gave is theirs to correct, and a file of
+    a set is rebuilt in that set's own folder (``--assets-dir`` given is that folder, present or not).
+    """
+    base = assets_dir if assets_dir is not None else _first_dir(REPO_ASSETS, IMAGE_ASSETS)
+    in_image = base == IMAGE_ASSETS
+    set_fix = FIX_IMAGE if in_image else fix_offline(base or REPO_ASSETS)
+    offline = manifest()
+    cfg = verify(config, None, fix_explicit("--config", "KOKORO_CONFIG")) if config else PACKAGE_DATA_CONFIG
+
+    if voices_dir is not None:
+        voices = _voice_files(voices_dir, None, fix_explicit("--voices-dir", "KOKORO_VOICES_DIR"))
+    elif base is None:
         raise AssetError(REPO_ASSETS, "no model assets found", None, FIX_OFFLINE)
-    # The offline set's voices are pinned one by one; explicit or image voices are taken as found.
-    pinned = offline["voices"] if voices_dir is None and not in_image else None
-    voices = _voice_files(vdir, pinned, fix)
+    else:
+        # The offline set's voices are pinned one by one; the image's are taken as found.
+        voices = _voice_files(base / "voices", None if in_image else offline["voices"], set_fix)
 
     if engine == "onnx":
         if onnx_model is not None:
-            return ModelAssets(cfg, voices, onnx_model=verify(onnx_model, None, fix))
+            return ModelAssets(
+                cfg, voices, onnx_model=verify(onnx_model, None, fix_explicit("--onnx-model", "KOKORO_ONNX_MODEL"))
+            )
         if base is None:
             raise AssetError(REPO_ASSETS / TIMED_ONNX_FILE, "no ONNX weights found", None, FIX_OFFLINE)
-        path = verify(base / TIMED_ONNX_FILE, offline["onnx_timed"]["sha256"], FIX_OFFLINE)
+        path = verify(base / TIMED_ONNX_FILE, offline["onnx_timed"]["sha256"], set_fix)
         return ModelAssets(cfg, voices, onnx_model=path)
     if engine == "torch":
         if torch_model is not None:
-            return ModelAssets(cfg, voices, torch_model=verify(torch_model, None, fix))
+            return ModelAssets(
+                cfg, voices, torch_model=verify(torch_model, None, fix_explicit("--torch-model", "KOKORO_TORCH_MODEL"))
+            )
         where = base if base is not None else IMAGE_ASSETS
-        path = verify(where / TORCH_FILE, TORCH_SHA256, FIX_IMAGE)
+        path = verify(where / TORCH_FILE, TORCH_SHA256, FIX_IMAGE if where == IMAGE_ASSETS else FIX_TORCH)
         return ModelAssets(cfg, voices, torch_model=path)
     raise ValueError(f"unknown engine {engine!r}: use 'onnx' or 'torch'")

@@ -10,14 +10,19 @@
 * ``max_connections`` caps open connections (uvicorn's ``limit_concurrency``: a request over the cap gets
   503), so file descriptors and memory stay bounded whatever the clients do.
 * On SIGTERM (how SageMaker stops a container) in-flight responses get ``SHUTDOWN_GRACE_S`` seconds, then
-  they are cancelled along with every queued job; the process is gone within a few seconds.
+  they are cancelled along with every queued job; the process is gone within a few seconds, with exit
+  code 0 (a stop that was asked for is the normal end of a server: decision 110).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import socket
+from collections.abc import Iterator
+from types import FrameType
 
 import h11
 import uvicorn
@@ -96,12 +101,34 @@ def serve(app, settings: ServerSettings, sock: socket.socket, log_level: str) ->
     config = uvicorn.Config(
         app,
         log_level=log_level,
-        ws="websockets",
+        ws="websockets-sansio",  # the legacy "websockets" implementation warns at every start (deprecated)
         ws_max_size=WS_MAX_FRAME,
         http=header_deadline_protocol(settings.header_timeout_s),
         limit_concurrency=settings.max_connections,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    with _stop_requests_end(server):
+        server.run(sockets=[sock])
     return server.started
+
+
+@contextlib.contextmanager
+def _stop_requests_end(server: uvicorn.Server) -> Iterator[None]:
+    """SIGINT and SIGTERM stop ``server`` and the process exits 0 (decision 110).
+
+    uvicorn shuts down gracefully, then raises the signal again under the handler that was in place before
+    it ran: with Python's defaults the process would die by SIGTERM or end in KeyboardInterrupt (130). The
+    handler put in place here receives that second raise and asks the server to exit, which it already
+    has; a signal that arrives before uvicorn installs its own handlers stops the server the same way.
+    """
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

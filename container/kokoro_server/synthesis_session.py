@@ -13,6 +13,7 @@ import collections
 import contextlib
 import itertools
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from speech_protocol.pace import SpeechModel
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
+_SERVER_NAME = re.compile(r"u[1-9][0-9]{0,17}")  # the ids the server gives utterances sent without one
 
 
 class ClientNotReading(RuntimeError):
@@ -76,6 +78,7 @@ class SynthesisSession:
         self._send_lock = asyncio.Lock()
         self._ids = itertools.count(1)
         self._told: SpeechModel | None = None  # the pace this client was last told
+        self._taken: set[str] = set()  # client ids of the server's own form, u<n>: never handed out again
 
     def _pace_news(self) -> SpeechModel | None:
         """The server's running pace if this client has not been told it yet, else None: Ready carries it,
@@ -170,7 +173,7 @@ class SynthesisSession:
             except Exception as exc:
                 await self.send(session_error(exc, item.id))
                 return
-            utterance = Utterance(item, item.id or f"u{next(self._ids)}")
+            utterance = Utterance(item, self._name(item.id))
             self.waiting.append(utterance)
             self.queue.put_nowait(utterance)
         elif isinstance(item, Cancel):
@@ -178,6 +181,17 @@ class SynthesisSession:
         elif isinstance(item, Close):
             self.closing = True
             self.queue.put_nowait(None)
+
+    def _name(self, given: str | None) -> str:
+        """The utterance's id: the client's own, or for a bare message the next ``u<n>`` that no message
+        of this session has used, so a server-named utterance never shares its id with the client's."""
+        if given:
+            if _SERVER_NAME.fullmatch(given):
+                self._taken.add(given)
+            return given
+        while (name := f"u{next(self._ids)}") in self._taken:
+            pass
+        return name
 
     def _cancel(self, utterance_id: str | None) -> None:
         """Cancel one utterance by id (queued or speaking), or everything when no id is given: a render

@@ -40,7 +40,7 @@ async def serve(host: str, port: int, settings: Settings, ca_file: Path) -> None
     server = await asyncio.start_server(on_connection, host, port, ssl=context)
     bound = server.sockets[0].getsockname()[1]
     print(f"SageMaker emulator: https://{host}:{bound} -> {settings.container_ws}", flush=True)
-    print(f"trust its CA: SSL_CERT_FILE={ca_file} AWS_CA_BUNDLE={ca_file}", flush=True)
+    print(f"export SSL_CERT_FILE={ca_file} AWS_CA_BUNDLE={ca_file}  # trust its CA", flush=True)
     async with server:
         await server.serve_forever()
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds the container has to accept the WebSocket (the platform: ~0.25)",
     )
     args = parser.parse_args(argv)
-    ca_file = args.ca_file or Path(tempfile.mkdtemp(prefix="sagemaker-emulator-")) / "ca.pem"
+    ca_file = (args.ca_file or Path(tempfile.mkdtemp(prefix="sagemaker-emulator-")) / "ca.pem").resolve()
     settings = Settings(container=args.container, open_timeout_s=args.open_timeout)
     try:
         asyncio.run(serve(args.host, args.port, settings, ca_file))

@@ -25,8 +25,10 @@ REPLY = "The river is calm today. You could walk along it after lunch, and bring
 
 
 @contextlib.asynccontextmanager
-async def conversation_with(pace_s: float, reply: str = REPLY) -> AsyncIterator[tuple[str, WordServer]]:
-    server = WordServer(pace_s)
+async def conversation_with(
+    pace_s: float, reply: str = REPLY, words_after_s: float = 0.0
+) -> AsyncIterator[tuple[str, WordServer]]:
+    server = WordServer(pace_s, words_after_s)
     async with scripted_model_server(server) as model_url:
         with agent_for(model_url, reply, tokens_per_s=200.0) as url:
             yield url, server
@@ -72,6 +74,24 @@ async def test_interrupt_stops_audio_at_once_and_keeps_only_what_was_heard() -> 
         {"role": "user", "text": "Tell me about the river", "interrupted": False},
         {"role": "assistant", "text": "The river is", "interrupted": True},
     ]
+
+
+@pytest.mark.parametrize("played_s", [0.15, 0.45])
+async def test_an_interrupt_right_after_the_first_audio_frame_keeps_the_words_heard(played_s: float) -> None:
+    """The piece's words arrive after its audio: the interrupt waits for them instead of keeping nothing."""
+    session = f"s-first-frame-{int(played_s * 100)}-0123456789-0123456789"
+    async with conversation_with(pace_s=0.0, words_after_s=0.3) as (url, _):
+        async with talk(url, session=session) as t:
+            await t.until("ready")
+            await t.send({"type": "prompt", "text": "Tell me about the river"})
+            await t.first_audio()
+            await t.send({"type": "interrupt", "played_s": played_s})
+            end = await t.until("turn_end")
+        async with talk(url, session=session) as again:
+            ready = await again.until("ready")
+    heard = "The river" if played_s == 0.15 else "The river is calm today."
+    assert end["interrupted"] is True and end["heard_text"] == heard
+    assert ready["history"][-1] == {"role": "assistant", "text": heard, "interrupted": True}
 
 
 async def test_the_next_answer_is_given_the_heard_history() -> None:
@@ -141,6 +161,8 @@ async def test_interrupting_a_finished_turn_still_playing_corrects_its_history()
     ("frame", "code"),
     [
         ("not json", "bad_json"),
+        ('{"type": "prompt", "text": "hi", "speed": ' + "7" * 4_400 + "}", "bad_json"),  # past Python's int limit
+        ("[" * 8_000 + "]" * 8_000, "bad_json"),  # past the recursion limit
         ("[1, 2]", "bad_message"),
         ('{"type": "dance"}', "unknown_type"),
         ('{"type": "prompt"}', "missing_text"),

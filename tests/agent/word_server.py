@@ -13,11 +13,12 @@ WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
 
 class WordServer:
     """Speaks as the real server does: each piece after ``pace_s`` per word of "synthesis", as ``start``,
-    its audio (one chunk of WORD_S per word), its ``words`` and ``end``; records the cancels it receives
-    and when each session closes."""
+    its audio (one chunk of WORD_S per word), its ``words`` (``words_after_s`` later) and ``end``; records
+    the cancels it receives and when each session closes."""
 
-    def __init__(self, pace_s: float):
+    def __init__(self, pace_s: float, words_after_s: float = 0.0):
         self.pace_s = pace_s
+        self.words_after_s = words_after_s  # a piece's words come this long after its audio (later chunks)
         self.cancels: list[Cancel] = []
         self.closed = asyncio.Event()
 
@@ -47,6 +48,7 @@ class WordServer:
                     {"text": w, "start_s": round(i * WORD_S, 3), "end_s": round((i + 1) * WORD_S, 3)}
                     for i, w in enumerate(words)
                 ]
+                await asyncio.sleep(self.words_after_s)
                 await peer.send(Words(id=message.id, words=spans))
                 await peer.send(
                     End(id=message.id, audio_s=WORD_S * len(words), first_audio_s=0.0, synth_s=0.0, queued_s=0.0)

@@ -59,3 +59,15 @@ def test_a_broken_session_is_one_line_and_exit_2(session, needle) -> None:
         result = CliRunner().invoke(app, ["--quick", "--server-url", url])
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output
+
+
+def test_a_model_that_fails_to_load_ends_the_run_at_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/ping answers 503 "failed" for good (the server stays up for SageMaker): the run must not wait out
+    its 600 s start-up budget. Here: the torch engine on CUDA, which this machine lacks (on a GPU machine
+    the weights file, which is not one, fails the load instead)."""
+    weights = tmp_path / "not-weights.pth"
+    weights.write_bytes(b"not a checkpoint")
+    monkeypatch.setenv("KOKORO_TORCH_MODEL", str(weights))
+    result = CliRunner().invoke(app, ["--quick", "--engine", "torch", "--device", "cuda"])
+    assert result.exit_code == 2, result.output
+    assert "did not become ready: its model failed to load" in result.output, result.output

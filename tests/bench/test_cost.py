@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bench.measuring.concurrency import ConcurrencyResult
-from bench.reporting.cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from bench.reporting.cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from bench.reporting.report import render
+from bench.reporting.results import BenchReport
 
 
 def level(sessions: int, stall: float, p95: float, throughput: float = 2.0) -> ConcurrencyResult:
@@ -52,3 +54,13 @@ def test_a_capacity_at_the_top_of_the_ladder_is_called_a_lower_bound() -> None:
     assert at_ladder_top(cap, ladder) and not at_ladder_top(capacity(ladder[:1] + [level(64, 1.0, 0.3)], 0.03), ladder)
     row = next(r for r in cost_rows([MeasuredRun(cap, "torch", "cuda", "there", True)], load_prices()) if r.measured)
     assert row.sessions == 64 and "lower bound" in row.note
+
+
+@pytest.mark.parametrize(
+    ("sessions", "said"),
+    [(None, "capacity on this machine: no load of the ladder kept zero stall"), (3, "3 concurrent session(s) with")],
+)
+def test_the_printed_capacity_reads_as_a_sentence(sessions: int | None, said: str) -> None:
+    meta = {"machine": "m", "engine": "onnx", "device": "cpu", "tokens_per_s": 40, "load_average_start": 0}
+    text = render(BenchReport(meta=meta, capacity=Capacity(sessions, None, 0.6)))
+    assert said in text and "none concurrent" not in text

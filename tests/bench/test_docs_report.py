@@ -21,14 +21,14 @@ from stacks.measured_capacity import MEASURED
 def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
     page = PAGE.read_text(encoding="utf-8")
     assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8")), load_gpu_run()) == page, (
-        "docs/benchmark.md is stale: run .venv/bin/python -m bench report"
+        "docs/benchmark.md is stale: run .venv/bin/python -m bench report --write"
     )
 
 
 def test_the_stacks_capacity_record_is_the_results_files() -> None:
     recorded = json.loads(MEASURED.read_text(encoding="utf-8"))
     assert updated_capacity(recorded, json.loads(RESULTS.read_text(encoding="utf-8"))) == recorded, (
-        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report"
+        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report --write"
     )
 
 
@@ -60,7 +60,9 @@ def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None
 
     assert SOAK.is_file(), "bench/results/soak.json is missing: run the soak command in docs/capacity.md"
     for page, text in rendered_pages().items():
-        assert page.read_text(encoding="utf-8") == text, f"{page} is stale: run .venv/bin/python -m bench report"
+        assert page.read_text(encoding="utf-8") == text, (
+            f"{page} is stale: run .venv/bin/python -m bench report --write"
+        )
 
 
 def test_soak_figures_need_their_marker_lines() -> None:

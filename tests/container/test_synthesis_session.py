@@ -182,3 +182,14 @@ async def test_the_running_pace_reaches_the_client_when_it_changes(model_server_
     async with websockets.connect(ws_url(model_server_url)) as ws:
         (following,) = await read_until(ws, StreamDecoder(), lambda events: len(events) >= 1)
     assert (following.rtf, following.piece_overhead_s) == told[-1]
+
+
+async def test_a_bare_text_never_takes_an_id_the_client_used(model_server_url):
+    """The server names a bare ``{"text"}`` ``u<n>``; a client that already used ``u1`` and ``u2`` keeps
+    them to itself, so every ``end`` names one utterance."""
+    async with websockets.connect(ws_url(model_server_url)) as ws:
+        await ws.send(json.dumps({"type": "synthesize", "id": "u1", "text": "One."}))
+        await ws.send(json.dumps({"type": "synthesize", "id": "u2", "text": "Two."}))
+        await ws.send(json.dumps({"text": "Three."}))
+        events = await read_until(ws, StreamDecoder(), ends(3))
+    assert [e.id for e in events if isinstance(e, End)] == ["u1", "u2", "u3"]

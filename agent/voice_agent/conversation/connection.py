@@ -87,6 +87,7 @@ class Connection:
             raise BadMessage("no_turn", "there is no turn to interrupt: send a prompt first")
         turn.gate.close()
         turn.interrupted = turn.speaking or message.played_s < turn.audio_s
+        await turn.await_words(message.played_s)  # the words of what was heard (decision 071)
         await self._stop(turn)
         heard = heard_text(turn.text, turn.words, message.played_s) if turn.interrupted else turn.text
         if turn.interrupted:

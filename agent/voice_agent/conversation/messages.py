@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from speech_protocol.messages import ProtocolError, loads
+
 from ..events import AgentError
 from ..request import MAX_PROMPT_CHARS, parse_invocation
 
@@ -77,9 +79,9 @@ def parse_client_frame(message: dict[str, Any]) -> ClientMessage:
     if len(text) > MAX_CLIENT_FRAME_CHARS:
         raise BadMessage("frame_too_large", f"a message may hold at most {MAX_CLIENT_FRAME_CHARS} characters")
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise BadMessage("bad_json", f"not valid JSON: {err.msg}") from None
+        obj = loads(text)
+    except ProtocolError as err:  # bad syntax, nesting past the recursion limit, a huge integer
+        raise BadMessage("bad_json", err.message) from None
     if not isinstance(obj, dict):
         raise BadMessage("bad_message", "a message must be a JSON object with a 'type'")
     kind = obj.get("type")

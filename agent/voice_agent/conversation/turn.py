@@ -18,6 +18,10 @@ from ..events import AgentEvent, AudioChunk, ErrorEvent, SpokenWords, Summary, T
 from . import messages
 from .outbox import AudioGate, Outbox
 
+# The words of a piece follow its audio (the model server sends them once the piece's last chunk is
+# rendered); an interrupt waits this long at most for those of pieces already heard (decision 071).
+WORDS_WAIT_S = 2.0
+
 
 @dataclass
 class Turn:
@@ -26,6 +30,9 @@ class Turn:
     gate: AudioGate = field(default_factory=AudioGate)
     text: str = ""
     words: list[WordSpan] = field(default_factory=list)
+    piece_start_s: dict[str, float] = field(default_factory=dict)  # pieces whose audio was sent, and where
+    worded: set[str] = field(default_factory=set)  # pieces whose words arrived
+    words_arrived: asyncio.Event = field(default_factory=asyncio.Event)
     audio_bytes: int = 0
     first_audio_s: float | None = None
     summary: Summary | None = None
@@ -41,6 +48,27 @@ class Turn:
     @property
     def speaking(self) -> bool:
         return self.task is not None and not self.task.done()
+
+    def words_missing(self, played_s: float) -> bool:
+        """Whether a piece the listener began to hear before ``played_s`` still lacks its word spans."""
+        return any(start < played_s and piece not in self.worded for piece, start in self.piece_start_s.items())
+
+    async def await_words(self, played_s: float, timeout_s: float = WORDS_WAIT_S) -> None:
+        """Let a still-speaking turn deliver the words of what was heard before it is cancelled.
+
+        The audio gate is already closed, so nothing more is heard while this waits; it returns as soon as
+        every piece heard before ``played_s`` has its words, the turn ends, or ``timeout_s`` passes.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while self.task is not None and self.speaking and self.words_missing(played_s):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return
+            self.words_arrived.clear()
+            arrival = asyncio.ensure_future(self.words_arrived.wait())
+            await asyncio.wait({arrival, self.task}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            arrival.cancel()
 
     def end_event(self, heard: str, played_s: float | None = None) -> str:
         """``turn_end``: ``heard_text`` is what the listener heard (all of it unless interrupted)."""
@@ -69,9 +97,15 @@ async def stream_turn(turn: Turn, answer: AsyncIterator[AgentEvent], outbox: Out
             elif isinstance(item, AudioChunk):
                 if turn.first_audio_s is None:
                     turn.first_audio_s = round(time.monotonic() - turn.started, 4)
-                turn.audio_bytes += await outbox.audio(item.pcm, turn.gate)
+                start_s = turn.audio_s
+                sent = await outbox.audio(item.pcm, turn.gate)
+                if sent:
+                    turn.piece_start_s.setdefault(item.id, start_s)
+                turn.audio_bytes += sent
             elif isinstance(item, SpokenWords):
                 turn.words.extend(item.words)
+                turn.worded.add(item.id)
+                turn.words_arrived.set()
                 spans = [{"text": w.text, "start_s": w.start_s, "end_s": w.end_s} for w in item.words]
                 await outbox.text(messages.event("words", turn=turn.id, words=spans))
             elif isinstance(item, ErrorEvent):

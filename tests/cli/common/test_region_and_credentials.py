@@ -64,3 +64,15 @@ def test_only_aws_default_region_works_as_boto3_has_it(moto_url: str):
     keys = dict(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_ENDPOINT_URL=moto_url)
     result = run("deploy-model", "outputs", AWS_DEFAULT_REGION="sa-east-1", **keys)
     assert result.returncode == 1 and "not deployed in sa-east-1" in result.stderr
+
+
+def test_diff_and_destroy_without_credentials_stop_before_cdk_and_the_fix_works(moto_url: str, tmp_path: Path):
+    for args in (("diff",), ("--yes", "destroy")):
+        bare = run("deploy-model", "--region", "eu-west-1", "--out-dir", str(tmp_path), *args)
+        assert bare.returncode == 3, bare.stderr
+        assert bare.stderr.splitlines()[0] == "error: prerequisites missing: aws"
+        assert "Unable to resolve AWS account" not in bare.stderr
+    # the fix's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, against moto: cdk runs, and finds nothing to destroy
+    keys = dict(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_ENDPOINT_URL=moto_url)
+    followed = run("deploy-model", "--region", "eu-west-1", "--out-dir", str(tmp_path), "--yes", "destroy", **keys)
+    assert "prerequisites missing" not in followed.stderr and "==> cdk destroy KokoroTtsModel" in followed.stderr

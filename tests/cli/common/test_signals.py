@@ -142,3 +142,25 @@ def _ask(url: str, streamed: list[str]) -> None:
                 streamed.append(line)
     except httpx.HTTPError:
         streamed.append("disconnected")
+
+
+def test_sigterm_to_the_benchmark_ends_its_model_server(tmp_path: Path):
+    log = (tmp_path / "bench.log").open("w")
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "bench", "--quick", "--json", str(tmp_path / "bench.json")],
+        env=env_without_aws(),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(lambda: descendants(bench.pid), 60, "the benchmark's model server")
+        tree = descendants(bench.pid)
+        bench.send_signal(signal.SIGTERM)
+        bench.wait(timeout=60)
+        assert bench.returncode == 130, (tmp_path / "bench.log").read_text()
+        assert (tmp_path / "bench.log").read_text().splitlines()[-1] == "bench: interrupted"
+        wait_for(lambda: not [pid for pid in tree if alive(pid)], 20, "the model server to end")
+    finally:
+        if bench.poll() is None:
+            bench.kill()

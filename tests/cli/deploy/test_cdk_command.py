@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from cli.deploy import cdk_command
 from cli.deploy.cdk_command import CdkTarget
+from stacks.project_node import PROJECT_NODE
 
 TARGET = CdkTarget(context={"voice": "af_heart", "engine": "onnx"}, region="eu-west-1", cdk_bin="/x/cdk")
 
@@ -75,3 +76,9 @@ def test_shell_line_quotes_hostile_values_so_it_pastes_back_to_the_same_argv():
 def test_template_path_is_under_the_project_root_unless_absolute():
     assert cdk_command.template_path("S", "cdk.out") == cdk_command.PROJECT_ROOT / "cdk.out" / "S.template.json"
     assert str(cdk_command.template_path("S", "/abs")) == "/abs/S.template.json"
+
+
+def test_the_pinned_cdk_runs_on_the_pinned_node_and_another_cdk_as_it_is():
+    pinned = cdk_command.synth(replace(TARGET, cdk_bin=str(cdk_command.PINNED_CDK)), "S")
+    assert pinned.argv[:3] == (str(PROJECT_NODE), str(cdk_command.PINNED_CDK), "synth")
+    assert cdk_command.synth(TARGET, "S").argv[:2] == ("/x/cdk", "synth")

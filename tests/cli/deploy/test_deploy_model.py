@@ -12,9 +12,11 @@ from aws_env import env_without_aws
 from broken_servers import app_with, serving, text_frames_only
 
 from cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
+from stacks.project_node import PROJECT_NODE
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
+CDK = f"{PROJECT_NODE} {PINNED_CDK}"  # the pinned CDK CLI on the pinned Node.js (decision 021)
 
 
 def deploy_model(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -42,9 +44,9 @@ def test_dry_run_prints_exactly_the_commands(tmp_path):
     region = "AWS_DEFAULT_REGION=eu-west-1"
     context = "-c engine=onnx -c region=eu-west-1"
     assert result.stdout.splitlines() == [
-        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {PINNED_CDK} synth "
+        f"{cd}{region} AWS_EC2_METADATA_DISABLED=true AWS_REGION=eu-west-1 {CDK} synth "
         f"KokoroTtsModel --exclusively {context} --output {tmp_path} --quiet",
-        f"{cd}{region} AWS_REGION=eu-west-1 {PINNED_CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
+        f"{cd}{region} AWS_REGION=eu-west-1 {CDK} deploy KokoroTtsModel --exclusively --app {tmp_path} "
         f"{context} "
         f"--outputs-file {tmp_path}/outputs.json --require-approval never --progress events",
     ]

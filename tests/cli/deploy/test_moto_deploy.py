@@ -118,6 +118,7 @@ def test_deploy_creates_the_stack_and_endpoint_and_destroy_removes_them(deploy_m
     result = json.loads(created.stdout)
     assert (result["ok"], result["stack"], result["status"], result["smoke"]) == (True, STACK, "CREATE_COMPLETE", None)
     assert "smoke test skipped (--skip-smoke)" in created.stderr
+    assert "NodeVersionSupportWarning" not in created.stderr  # cdk and its AWS SDK run on the pinned Node.js
 
     cloudformation = moto_client(moto_endpoint, "cloudformation", region)
     sagemaker = moto_client(moto_endpoint, "sagemaker", region)

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 import pytest
 from browser_requests import handshake, refusal_code
-from servers import REPO, SERVER_START_S, free_port
+from servers import REPO, SERVER_START_S, free_port, wait_ready
 from websockets.asyncio.client import connect
 
 from cli.common.errors import UsageError
@@ -73,7 +73,17 @@ async def test_page_server_reports_missing_credentials(no_aws: None) -> None:
     assert reply.status_code == 502 and "credentials" in reply.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("arn", ["arn:aws:s3:::bucket", "runtime/abc", "arn:aws:bedrock-agentcore::1:runtime/x"])
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "arn:aws:s3:::bucket",
+        "runtime/abc",
+        "arn:aws:bedrock-agentcore::1:runtime/x",
+        "arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID",  # the placeholder docs/conversation.md shows
+        "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/ID",
+        "arn:aws:bedrock-agentcore:us-east-1:12345:runtime/voice_agent-AbCdEf1234",
+    ],
+)
 def test_region_of_refuses_what_is_not_a_runtime_arn(arn: str) -> None:
     with pytest.raises(UsageError):
         region_of(arn)
@@ -145,3 +155,47 @@ def test_local_refuses_web_with_a_prompt() -> None:
 
     result = CliRunner().invoke(app, ["local", "--web", "--prompt", "hi", "--model-url", "http://127.0.0.1:9"])
     assert result.exit_code == 2 and "--web serves the conversation page" in result.output
+
+
+def run_web(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", *args],
+        cwd=REPO,
+        env={**os.environ, **env},  # under the no_aws fixture
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_web_with_the_placeholder_arn_is_one_usage_error(no_aws: None) -> None:
+    result = run_web("arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID", "--port", str(free_port()))
+    assert result.returncode == 2, result.stderr
+    first, fix = result.stderr.splitlines()
+    assert first.startswith("error: not an AgentCore runtime ARN ('REGION' is not an AWS Region")
+    assert fix.startswith("fix: give arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/ID")
+
+
+def test_web_without_credentials_stops_before_serving_and_its_fix_works(no_aws: None) -> None:
+    port = free_port()
+    result = run_web(ARN, "--port", str(port))
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.splitlines()[0] == "error: no AWS credentials found to sign the page's connections"
+    assert "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY" in result.stderr
+    # the fix's last form, followed: with keys in the environment the page is served
+    keys = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", ARN, "--port", str(port)],
+        cwd=REPO,
+        env={**os.environ, **keys},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/", proc, timeout=120)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)

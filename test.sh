@@ -101,7 +101,7 @@ elif [ ! -x .venv312/bin/python ]; then
 else
   [ ${#paths312[@]} -eq 0 ] && paths312=("${PY312_TESTS[@]}")
   step "tests on Python 3.12 (.venv312): the agent's SageMaker path" \
-    pytest_on .venv312/bin/python container:agent:. "${paths312[@]}"
+    pytest_on .venv312/bin/python container:agent:cli:stacks:bench:devtools:. "${paths312[@]}"
 fi
 if [ $runs -gt 0 ] && [ $empty_runs -eq $runs ]; then
   summary+=("FAILED  no test matched the selection")

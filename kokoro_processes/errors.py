@@ -1,6 +1,6 @@
 """The one error of a local process or server that did not start: what failed, its own last words, a fix.
 
-The deploy CLIs report it with exit code 1 (``cli.common.console``), the benchmark as one line with exit
+The deploy CLIs report it with exit code 1 (``kokoro_cli.common.console``), the benchmark as one line with exit
 code 2: each caller maps it, so this package depends on neither.
 """
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from needs import heaviest_first, mark, scope
 
-from stacks.project_node import use_project_node
+from kokoro_stacks.project_node import use_project_node
 
 # The stack tests synthesize in-process: jsii runs on the project's supported Node, as `cdk synth` does.
 use_project_node(os.environ)

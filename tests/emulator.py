@@ -1,4 +1,4 @@
-"""Start ``python -m devtools.sagemaker_emulator`` in front of a container, for tests on real sockets."""
+"""Start ``python -m kokoro_devtools.sagemaker_emulator`` in front of a container, for tests on real sockets."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
         command = [
             python,
             "-m",
-            "devtools.sagemaker_emulator",
+            "kokoro_devtools.sagemaker_emulator",
             "--port",
             "0",
             "--container",
@@ -38,7 +38,10 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             "--ca-file",
             str(ca_file),
         ]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO / "devtools"), str(REPO), os.environ.get("PYTHONPATH", "")]),
+        }
         proc = children.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             banner = proc.stdout.readline()

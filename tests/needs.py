@@ -53,11 +53,11 @@ MODULES = {
     "aws_cdk": "cdk",
     "moto": "aws_emulator",
     "kokoro": "model",
-    "devtools.torch_weights": "model",
+    "kokoro_devtools.torch_weights": "model",
 }
 # Tests whose need runs behind a command: "path relative to tests/::test name pattern" -> markers.
 BEHIND_A_COMMAND = {
-    "bench/test_quick_run.py::*": ("server",),  # python -m bench --quick starts its own server
+    "bench/test_quick_run.py::*": ("server",),  # python -m kokoro_bench --quick starts its own server
     # every documented command, as written: model servers, the stock cdk synth (pip bundles from PyPI)
     "docs/test_documented_commands.py::*": ("server", "cdk", "network"),
     "container/test_listener.py::*": ("server",),  # python -m kokoro_server

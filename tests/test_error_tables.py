@@ -181,8 +181,8 @@ def _exit_codes(rel: str) -> set[int]:
 
 
 def _deploy_exit_codes() -> set[int]:
-    """The deploy CLIs exit through ``cli.common.errors.ExitCode`` only."""
-    tree = _tree("cli/common/errors.py")
+    """The deploy CLIs exit through ``kokoro_cli.common.errors.ExitCode`` only."""
+    tree = _tree("cli/kokoro_cli/common/errors.py")
     enum = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ExitCode")
     return {item.value.value for item in enum.body if isinstance(item, ast.Assign)}
 
@@ -245,7 +245,7 @@ def test_browser_refusals():
 
 def test_conversation_page_connect():
     documented = [(int(row[0]), row[1]) for row in _table("Conversation page: `GET /connect`")]
-    _check(documented, _emitted({"cli/local/web_page.py": None}))
+    _check(documented, _emitted({"cli/kokoro_cli/local/web_page.py": None}))
 
 
 def test_agent_sse_errors():
@@ -270,7 +270,8 @@ def test_cli_exit_codes():
         "deploy-model": _deploy_exit_codes(),
         "deploy-agent": _deploy_exit_codes(),
         "kokoro-serve": _exit_codes("container/kokoro_server/cli.py"),
-        "python -m bench": _exit_codes("bench/app.py") | _exit_codes("bench/interruption.py"),
+        "python -m kokoro_bench": _exit_codes("bench/kokoro_bench/app.py")
+        | _exit_codes("bench/kokoro_bench/interruption.py"),
     }
     rows = _table("CLI exit codes")
     for program, emitted in programs.items():

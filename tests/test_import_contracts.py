@@ -21,10 +21,10 @@ PACKAGE_DIRS = {
     "kokoro_server": REPO / "container" / "kokoro_server",
     "voice_agent": REPO / "agent" / "voice_agent",
     "kokoro_processes": REPO / "kokoro_processes",
-    "cli": REPO / "cli",
-    "bench": REPO / "bench",
-    "stacks": REPO / "stacks",
-    "devtools": REPO / "devtools",
+    "kokoro_cli": REPO / "cli" / "kokoro_cli",
+    "kokoro_bench": REPO / "bench" / "kokoro_bench",
+    "kokoro_stacks": REPO / "stacks" / "kokoro_stacks",
+    "kokoro_devtools": REPO / "devtools" / "kokoro_devtools",
 }
 
 
@@ -66,9 +66,9 @@ def test_the_project_keeps_its_import_contracts(copied: Path) -> None:
     [
         ("speech_protocol/pace.py", "import kokoro_server.admission", "speech_protocol imports nothing"),
         ("kokoro_server/admission.py", "import voice_agent.cuts", "do not import each other"),
-        ("voice_agent/cuts.py", "import bench.texts", "layers"),
-        ("bench/run.py", "import cli.typer_app", "layers"),
-        ("bench/measuring/timeline.py", "import bench.reporting.cost", "bench: its command line"),
+        ("voice_agent/cuts.py", "import kokoro_bench.texts", "layers"),
+        ("kokoro_bench/run.py", "import kokoro_cli.typer_app", "layers"),
+        ("kokoro_bench/measuring/timeline.py", "import kokoro_bench.reporting.cost", "bench: its command line"),
         ("kokoro_server/engine/backend.py", "import kokoro_server.engine.onnx_backend", "no import cycle"),
     ],
 )

@@ -199,7 +199,7 @@ def natural_cut_after(word: str, next_word: str) -> bool:
     """Whether a piece may end between these two words with its prosody intact: after a sentence end or
     clause mark, at a dash, or before a phrase-opening conjunction or preposition.
 
-    The benchmark's natural-cut lower bound (``bench.measuring.lower_bound``) allows only these cuts, so the agent's
+    The benchmark's natural-cut lower bound (``kokoro_bench.measuring.lower_bound``) allows only these cuts, so the agent's
     policy is compared with the best it could do without cutting inside a phrase.
     """
     return bool(

@@ -4,7 +4,7 @@ The first piece alone decides when speech starts, but its audio must outlast the
 after it, or the listener hears a few words and then a gap (docs/decisions/082-first-piece-from-the-model.md).
 :class:`speech_protocol.pace.SpeechModel` (the server's own, from its Ready) says how long a piece of ``n``
 words takes to synthesize and to play; the policy asks it one question, "would this cut stall?", and the benchmark's lower bound
-(``bench.measuring.lower_bound``) asks the same model the same question for every possible cut of a text.
+(``kokoro_bench.measuring.lower_bound``) asks the same model the same question for every possible cut of a text.
 
 Why a ramp: a short first piece is only safe if the next piece is short too. While little audio is
 queued, later pieces may also end at clause marks; every piece adds ``(1 - rtf)`` of its own length to the

@@ -39,7 +39,7 @@ FIX_IMAGE = "rebuild the image (container/Dockerfile fetches the weights at buil
 # int8 ONNX export (docs/decisions/086-torch-weights-from-onnx.md), named explicitly: they are not the
 # pinned file, so they never take its place under assets/.
 FIX_TORCH = (
-    ".venv/bin/python -m devtools.torch_weights --out kokoro-v1_0.pth, then pass "
+    ".venv/bin/python -m kokoro_devtools.torch_weights --out kokoro-v1_0.pth, then pass "
     "--torch-model kokoro-v1_0.pth (or KOKORO_TORCH_MODEL=$PWD/kokoro-v1_0.pth)"
 )
 

@@ -17,9 +17,9 @@ from test_app import agent_for
 from websockets.asyncio.client import connect
 from word_server import WordServer
 
-from cli.common.errors import UsageError
-from cli.local.agent_local import agent_access, allowed_extras
-from cli.local.web_page import page_origins
+from kokoro_cli.common.errors import UsageError
+from kokoro_cli.local.agent_local import agent_access, allowed_extras
+from kokoro_cli.local.web_page import page_origins
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import LOOPBACK_NAMES
 from voice_agent.app import create_app

@@ -12,7 +12,7 @@ from scripted_model_server import Peer, close_after_first_message, greet, script
 from servers import free_port
 from speech import assert_heard
 
-from cli.local.answer_recording import events_from_sse
+from kokoro_cli.local.answer_recording import events_from_sse
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import BrowserAccess
 from voice_agent.app import create_app

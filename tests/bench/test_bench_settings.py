@@ -8,9 +8,9 @@ import pytest
 from servers import free_port
 from typer.testing import CliRunner
 
-from bench.app import app
-from bench.errors import BenchError
-from bench.settings import QUICK, BenchSettings, int_list, name_list, with_options
+from kokoro_bench.app import app
+from kokoro_bench.errors import BenchError
+from kokoro_bench.settings import QUICK, BenchSettings, int_list, name_list, with_options
 
 
 @pytest.mark.parametrize(

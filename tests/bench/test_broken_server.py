@@ -12,7 +12,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from typer.testing import CliRunner
 
-from bench.app import app
+from kokoro_bench.app import app
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.messages import SESSION_PATH
 

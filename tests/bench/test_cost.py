@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from bench.measuring.concurrency import ConcurrencyResult
-from bench.reporting.cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
-from bench.reporting.report import render
-from bench.reporting.results import BenchReport
+from kokoro_bench.measuring.concurrency import ConcurrencyResult
+from kokoro_bench.reporting.cost import (
+    Capacity,
+    MeasuredRun,
+    at_ladder_top,
+    capacity,
+    cost_rows,
+    load_prices,
+    machine_label,
+)
+from kokoro_bench.reporting.report import render
+from kokoro_bench.reporting.results import BenchReport
 
 
 def level(sessions: int, stall: float, p95: float, throughput: float = 2.0) -> ConcurrencyResult:

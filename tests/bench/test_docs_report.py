@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.reporting.docs_report import (
+from kokoro_bench.reporting.docs_report import (
     BEGIN,
     PAGE,
     RESULTS,
@@ -15,20 +15,20 @@ from bench.reporting.docs_report import (
     updated_capacity,
     updated_page,
 )
-from stacks.measured_capacity import MEASURED
+from kokoro_stacks.measured_capacity import MEASURED
 
 
 def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
     page = PAGE.read_text(encoding="utf-8")
     assert updated_page(page, json.loads(RESULTS.read_text(encoding="utf-8")), load_gpu_run()) == page, (
-        "docs/benchmark.md is stale: run .venv/bin/python -m bench report --write"
+        "docs/benchmark.md is stale: run .venv/bin/python -m kokoro_bench report --write"
     )
 
 
 def test_the_stacks_capacity_record_is_the_results_files() -> None:
     recorded = json.loads(MEASURED.read_text(encoding="utf-8"))
     assert updated_capacity(recorded, json.loads(RESULTS.read_text(encoding="utf-8"))) == recorded, (
-        "stacks/data/measured_capacity.json is stale: run .venv/bin/python -m bench report --write"
+        "stacks/kokoro_stacks/data/measured_capacity.json is stale: run .venv/bin/python -m kokoro_bench report --write"
     )
 
 
@@ -56,24 +56,24 @@ def test_a_machine_too_slow_for_one_second_first_audio_scales_on_its_zero_stall_
 
 
 def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None:
-    from bench.reporting.soak_report import SOAK, rendered_pages
+    from kokoro_bench.reporting.soak_report import SOAK, rendered_pages
 
     assert SOAK.is_file(), "bench/results/soak.json is missing: run the soak command in docs/capacity.md"
     for page, text in rendered_pages().items():
         assert page.read_text(encoding="utf-8") == text, (
-            f"{page} is stale: run .venv/bin/python -m bench report --write"
+            f"{page} is stale: run .venv/bin/python -m kokoro_bench report --write"
         )
 
 
 def test_soak_figures_need_their_marker_lines() -> None:
-    from bench.reporting.soak_report import updated
+    from kokoro_bench.reporting.soak_report import updated
 
     with pytest.raises(ValueError, match="marker"):
         updated("# no markers\n", "figures\n", "page.md")
 
 
 def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> None:
-    from bench.reporting.simulated_report import load_runs, markdown
+    from kokoro_bench.reporting.simulated_report import load_runs, markdown
 
     runs = load_runs()
     assert runs, "bench/results/simulated/ holds no run: run the --simulate-rtf command in docs/benchmark.md"

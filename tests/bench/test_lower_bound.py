@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.errors import BenchError
-from bench.measuring.lower_bound import fit_speech_model, lower_bound, natural_cuts, word_ready_times
+from kokoro_bench.errors import BenchError
+from kokoro_bench.measuring.lower_bound import fit_speech_model, lower_bound, natural_cuts, word_ready_times
 from speech_protocol.pace import SpeechModel
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.measuring.policy_sweep import first_audio_and_stall, llm_timeline, pieces_of, sweep
+from kokoro_bench.measuring.policy_sweep import first_audio_and_stall, llm_timeline, pieces_of, sweep
 from speech_protocol.pace import SpeechModel
 from voice_agent.first_piece import SegmentPolicy
 

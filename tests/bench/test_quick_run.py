@@ -1,4 +1,4 @@
-"""The CI smoke test of the benchmark itself: ``python -m bench --quick`` produces every figure.
+"""The CI smoke test of the benchmark itself: ``python -m kokoro_bench --quick`` produces every figure.
 
 It starts its own real model server, as a user's run does. No timing is asserted: only that each figure
 exists and is well-formed (numbers where numbers belong, PNGs that are PNGs).
@@ -26,7 +26,7 @@ def number(value) -> bool:
 def quick_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict, Path]:
     out = tmp_path_factory.mktemp("bench")
     proc = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--json", str(out / "bench.json"), "--plots", str(out)],
+        [sys.executable, "-m", "kokoro_bench", "--quick", "--json", str(out / "bench.json"), "--plots", str(out)],
         cwd=REPO,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         capture_output=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from bench.app import app
+from kokoro_bench.app import app
 
 
 @pytest.mark.parametrize("voice", ["zz_nobody", "af_heart(2)+", "<script>alert(1)</script>", "ü" * 100])

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from servers import SERVER_START_S, model_server_child
 
-from bench.measuring.process_stats import Sample, slope_per_minute
-from bench.measuring.soak import soak
-from bench.measuring.soak_command import leaks
+from kokoro_bench.measuring.process_stats import Sample, slope_per_minute
+from kokoro_bench.measuring.soak import soak
+from kokoro_bench.measuring.soak_command import leaks
 
 
 @pytest.mark.slow

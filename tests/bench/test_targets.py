@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bench.measuring.concurrency import ConcurrencyResult, against_one
-from bench.measuring.overhead import Overhead
-from bench.reporting.results import StrategyResult
-from bench.reporting.targets import evaluate, ratios
+from kokoro_bench.measuring.concurrency import ConcurrencyResult, against_one
+from kokoro_bench.measuring.overhead import Overhead
+from kokoro_bench.reporting.results import StrategyResult
+from kokoro_bench.reporting.targets import evaluate, ratios
 
 
 def result(text: str, strategy: str, audible: float, stall: float = 0.0) -> StrategyResult:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.errors import BenchError
-from bench.measuring.timeline import AudioArrival, Span, play
+from kokoro_bench.errors import BenchError
+from kokoro_bench.measuring.timeline import AudioArrival, Span, play
 
 RATE = 24_000
 

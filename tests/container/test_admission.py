@@ -12,7 +12,7 @@ import pytest
 import websockets
 from servers import SERVER_START_S, model_server_process
 
-from bench.measuring.timeline import AudioArrival, play
+from kokoro_bench.measuring.timeline import AudioArrival, play
 from speech_protocol.messages import (
     SERVER_BUSY,
     Audio,

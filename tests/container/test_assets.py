@@ -53,7 +53,7 @@ def test_explicit_missing_file_is_named(tmp_path):
 
 def test_torch_weights_outside_image_point_at_the_rebuilt_weights(tmp_path):
     shutil.copytree(model_assets.REPO_ASSETS / "voices", tmp_path / "voices")
-    with pytest.raises(AssetError, match="kokoro-v1_0.pth: file is missing.*496dba11.*devtools.torch_weights"):
+    with pytest.raises(AssetError, match="kokoro-v1_0.pth: file is missing.*496dba11.*kokoro_devtools.torch_weights"):
         model_assets.resolve("torch", assets_dir=tmp_path)
 
 

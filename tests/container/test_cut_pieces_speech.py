@@ -7,7 +7,7 @@ import httpx
 import pytest
 from speech import assert_heard
 
-from bench.texts import LONG, SHORT
+from kokoro_bench.texts import LONG, SHORT
 from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter
 

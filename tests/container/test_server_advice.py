@@ -114,7 +114,7 @@ def test_torch_without_its_weights_and_the_rebuild_step(tmp_path: Path) -> None:
     code, err = serve("--engine", "torch")
     assert code == 2 and model_assets.TORCH_FILE in err
     build, use = fix_of(err).split(", then pass ")
-    run_fix(build, tmp_path)  # .venv/bin/python -m devtools.torch_weights --out kokoro-v1_0.pth
+    run_fix(build, tmp_path)  # .venv/bin/python -m kokoro_devtools.torch_weights --out kokoro-v1_0.pth
     option = use.split(" (or ")[0].split()  # --torch-model kokoro-v1_0.pth
     assert serve("--engine", "torch", *option, cwd=tmp_path)[0] == 0
 

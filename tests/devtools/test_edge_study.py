@@ -7,8 +7,8 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from devtools.edge_study import Model, capped_edges, decode, edge_tokens, speech_span
-from devtools.edge_study.parts import extract
+from kokoro_devtools.edge_study import Model, capped_edges, decode, edge_tokens, speech_span
+from kokoro_devtools.edge_study.parts import extract
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.onnx_wire import GraphEditError
 from kokoro_server.engine.timed_onnx import DURATIONS_OUTPUT

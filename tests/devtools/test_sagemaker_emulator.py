@@ -170,7 +170,7 @@ async def test_bad_request_shape_is_refused_before_the_stream(monkeypatch) -> No
 
 
 def test_error_bodies_are_json() -> None:
-    from devtools.sagemaker_emulator.wire import HttpError
+    from kokoro_devtools.sagemaker_emulator.wire import HttpError
 
     error = HttpError(424, "ModelError", "refused")
     assert json.loads(error.body()) == {"Message": "refused"}

@@ -15,8 +15,8 @@ import torch
 from servers import SERVER_START_S, model_server_process
 from speech import assert_heard, misread, transcribe, wer
 
-from devtools.torch_weights import PARTS
-from devtools.torch_weights.__main__ import convert, fresh_model
+from kokoro_devtools.torch_weights import PARTS
+from kokoro_devtools.torch_weights.__main__ import convert, fresh_model
 from kokoro_server.assets import ONNX_FILE, PACKAGE_DATA, REPO_ASSETS
 
 CONFIG = PACKAGE_DATA / "kokoro-82m-config.json"
@@ -25,7 +25,7 @@ SENTENCE = "The museum has twelve rooms and forty paintings on show."
 
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, torch.Tensor]], Path]:
-    """The rebuilt state dicts, and the .pth file ``python -m devtools.torch_weights`` would write."""
+    """The rebuilt state dicts, and the .pth file ``python -m kokoro_devtools.torch_weights`` would write."""
     parts = convert(REPO_ASSETS / ONNX_FILE, CONFIG)
     path = tmp_path_factory.mktemp("torch-weights") / "kokoro-v1_0.pth"
     torch.save(parts, path)

@@ -17,6 +17,8 @@ from documented_commands import TAGS, Block, blocks, page_ports, page_run
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+# The folders that hold the project's packages (pyproject's [tool.setuptools.packages.find] where).
+PACKAGE_FOLDERS = ("container", "agent", "speech_protocol", "cli", "stacks", "bench", "devtools", ".")
 SHARED = (".venv", ".venv312", "node_modules", "assets")  # built by ./setup.sh, not copied
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
@@ -66,7 +68,7 @@ def reader_env(repo_copy: Path) -> dict[str, str]:
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "/.venv" not in p)
     # The copy's code, never the checkout's: .venv's editable install points at the checkout, whose CLIs
     # would write their cdk.out there. PYTHONPATH goes before the editable install's paths and finder.
-    env["PYTHONPATH"] = os.pathsep.join(str(repo_copy / p) for p in ("container", "agent", "speech_protocol", "."))
+    env["PYTHONPATH"] = os.pathsep.join(str(repo_copy / p) for p in PACKAGE_FOLDERS)
     return {**env, **NO_AWS}
 
 

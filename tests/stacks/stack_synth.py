@@ -13,9 +13,9 @@ from typing import Any
 from aws_cdk import App
 from aws_cdk.assertions import Template
 
-from stacks.deployment import build_app
-from stacks.project_paths import ProjectPaths
-from stacks.settings import DeploySettings, parse_settings
+from kokoro_stacks.deployment import build_app
+from kokoro_stacks.project_paths import ProjectPaths
+from kokoro_stacks.settings import DeploySettings, parse_settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGION = "eu-west-1"

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from stack_synth import REPO_ROOT, synthesize
 
-from stacks.agent_bundle import BundlingError, bundle_agent
-from stacks.bundling_pip import check_pip, pip_install_command
-from stacks.project_paths import ProjectPaths
+from kokoro_stacks.agent_bundle import BundlingError, bundle_agent
+from kokoro_stacks.bundling_pip import check_pip, pip_install_command
+from kokoro_stacks.project_paths import ProjectPaths
 
 REAL_PACKAGE = REPO_ROOT / "speech_protocol"
 REAL_MESSAGES = REAL_PACKAGE / "speech_protocol" / "messages.py"
@@ -124,8 +124,8 @@ def test_following_the_old_pip_hint_literally_gives_a_pip_that_passes(tmp_path: 
     """A fresh venv (pip as its Python shipped it), then exactly the command the error names."""
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
     python = tmp_path / "venv" / "bin" / "python"
-    probe = "from stacks.bundling_pip import check_pip; check_pip()"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    probe = "from kokoro_stacks.bundling_pip import check_pip; check_pip()"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "stacks"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     old = subprocess.run([str(python), "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     if old.returncode == 0:
         pytest.skip("this Python already ships a pip that resolves for 3.12")

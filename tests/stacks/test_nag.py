@@ -10,10 +10,10 @@ from aws_cdk import App, Environment, Stack
 from aws_cdk import aws_iam as iam
 from stack_synth import REPO_ROOT
 
-from stacks.deployment import build_app
-from stacks.nag import wildcard_action, wildcard_resource
-from stacks.project_paths import ProjectPaths
-from stacks.settings import parse_settings
+from kokoro_stacks.deployment import build_app
+from kokoro_stacks.nag import wildcard_action, wildcard_resource
+from kokoro_stacks.project_paths import ProjectPaths
+from kokoro_stacks.settings import parse_settings
 
 
 def test_findings_are_named_the_way_cdk_nag_names_them():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from cli.checks.agent_smoke import judge_agent_stream
-from cli.checks.smoke_report import Outcome
+from kokoro_cli.checks.agent_smoke import judge_agent_stream
+from kokoro_cli.checks.smoke_report import Outcome
 from voice_agent.events import AudioChunk, ErrorEvent, Summary, TextDelta, to_wire
 
 SPEECH = b"\x01\x00" * 24000  # one second of PCM16

@@ -8,10 +8,10 @@ import re
 import pytest
 from broken_servers import answers_garbage, app_with, never_answers, serving, text_frames_only
 
-from cli.checks.model_smoke import check_ws_session, parse_base_url, smoke_url
-from cli.checks.session_check import BINARY_FRAME_HINT
-from cli.checks.smoke_report import Outcome
-from cli.common.errors import UsageError, VerifyFailed
+from kokoro_cli.checks.model_smoke import check_ws_session, parse_base_url, smoke_url
+from kokoro_cli.checks.session_check import BINARY_FRAME_HINT
+from kokoro_cli.checks.smoke_report import Outcome
+from kokoro_cli.common.errors import UsageError, VerifyFailed
 
 
 def test_both_paths_of_the_real_model_server_pass(model_server_url):

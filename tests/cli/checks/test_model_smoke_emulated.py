@@ -16,10 +16,10 @@ from aws_env import env_without_aws
 from broken_servers import app_with, serving, text_frames_only
 from emulator import sagemaker_emulator
 
-from cli.checks import sagemaker_session
-from cli.checks.session_check import BINARY_FRAME_HINT
-from cli.checks.smoke_report import Outcome
-from cli.common import agent_python
+from kokoro_cli.checks import sagemaker_session
+from kokoro_cli.checks.session_check import BINARY_FRAME_HINT
+from kokoro_cli.checks.smoke_report import Outcome
+from kokoro_cli.common import agent_python
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 

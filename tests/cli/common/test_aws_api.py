@@ -7,8 +7,8 @@ import json
 import boto3
 import pytest
 
-from cli.common.aws_api import Boto3Aws, failure_reasons
-from cli.common.errors import ExitCode, PrerequisiteMissing
+from kokoro_cli.common.aws_api import Boto3Aws, failure_reasons
+from kokoro_cli.common.errors import ExitCode, PrerequisiteMissing
 
 TEMPLATE = json.dumps(
     {

@@ -147,7 +147,7 @@ def _ask(url: str, streamed: list[str]) -> None:
 def test_sigterm_to_the_benchmark_ends_its_model_server(tmp_path: Path):
     log = (tmp_path / "bench.log").open("w")
     bench = subprocess.Popen(
-        [sys.executable, "-m", "bench", "--quick", "--json", str(tmp_path / "bench.json")],
+        [sys.executable, "-m", "kokoro_bench", "--quick", "--json", str(tmp_path / "bench.json")],
         env=env_without_aws(),
         stdin=subprocess.DEVNULL,
         stdout=log,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cli import deploy_agent, deploy_model
+from kokoro_cli import deploy_agent, deploy_model
 
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"
 RUNNER = CliRunner()

@@ -6,10 +6,10 @@ import stat
 
 import pytest
 
-from cli.common.aws_api import Identity, StackState
-from cli.common.errors import PrerequisiteMissing
-from cli.deploy.cdk_command import PINNED_CDK
-from cli.deploy.prerequisites import Finding, check_bootstrap, check_cdk, check_docker, require
+from kokoro_cli.common.aws_api import Identity, StackState
+from kokoro_cli.common.errors import PrerequisiteMissing
+from kokoro_cli.deploy.cdk_command import PINNED_CDK
+from kokoro_cli.deploy.prerequisites import Finding, check_bootstrap, check_cdk, check_docker, require
 
 IDENTITY = Identity(account="123456789012", arn="arn:aws:iam::123456789012:user/ci", region="eu-west-1")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cli.common.errors import ExitCode, UsageError
-from cli.deploy.run_options import build_run_options, is_unattended
+from kokoro_cli.common.errors import ExitCode, UsageError
+from kokoro_cli.deploy.run_options import build_run_options, is_unattended
 
 
 def build(given, **kw):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cli.common.aws_api import EndpointState
-from cli.common.errors import DeployFailed
-from cli.deploy.waiting import wait_for_endpoint
+from kokoro_cli.common.aws_api import EndpointState
+from kokoro_cli.common.errors import DeployFailed
+from kokoro_cli.deploy.waiting import wait_for_endpoint
 
 
 class EndpointStates:

@@ -10,9 +10,9 @@ import pytest
 from servers import free_port
 from typer.testing import CliRunner
 
-from cli.common.errors import UsageError
-from cli.deploy_agent import app
-from cli.local.agent_local import LlmChoice, local_settings
+from kokoro_cli.common.errors import UsageError
+from kokoro_cli.deploy_agent import app
+from kokoro_cli.local.agent_local import LlmChoice, local_settings
 from kokoro_processes.servers import agent_server_thread
 from voice_agent.app import create_app
 

@@ -18,9 +18,9 @@ from browser_requests import handshake, refusal_code
 from servers import REPO, SERVER_START_S, free_port, wait_ready
 from websockets.asyncio.client import connect
 
-from cli.common.errors import UsageError
-from cli.local.agent_web import presigner, region_of
-from cli.local.web_page import page_app, runtime_connect_url
+from kokoro_cli.common.errors import UsageError
+from kokoro_cli.local.agent_web import presigner, region_of
+from kokoro_cli.local.web_page import page_app, runtime_connect_url
 from kokoro_processes.servers import agent_server_thread
 from voice_agent.conversation import SESSION_ID_HEADER
 
@@ -94,7 +94,7 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
     command = [
         sys.executable,
         "-c",
-        "from cli.deploy_agent import app; app()",
+        "from kokoro_cli.deploy_agent import app; app()",
         "local",
         "--web",
         "--model-url",
@@ -151,7 +151,7 @@ async def _answers(client: httpx.AsyncClient, path: str) -> bool:
 def test_local_refuses_web_with_a_prompt() -> None:
     from typer.testing import CliRunner
 
-    from cli.deploy_agent import app
+    from kokoro_cli.deploy_agent import app
 
     result = CliRunner().invoke(app, ["local", "--web", "--prompt", "hi", "--model-url", "http://127.0.0.1:9"])
     assert result.exit_code == 2 and "--web serves the conversation page" in result.output
@@ -159,7 +159,7 @@ def test_local_refuses_web_with_a_prompt() -> None:
 
 def run_web(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", *args],
+        [sys.executable, "-c", "from kokoro_cli.deploy_agent import app; app()", "web", *args],
         cwd=REPO,
         env={**os.environ, **env},  # under the no_aws fixture
         capture_output=True,
@@ -186,7 +186,7 @@ def test_web_without_credentials_stops_before_serving_and_its_fix_works(no_aws: 
     # the fix's last form, followed: with keys in the environment the page is served
     keys = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from cli.deploy_agent import app; app()", "web", ARN, "--port", str(port)],
+        [sys.executable, "-c", "from kokoro_cli.deploy_agent import app; app()", "web", ARN, "--port", str(port)],
         cwd=REPO,
         env={**os.environ, **keys},
         stdout=subprocess.PIPE,

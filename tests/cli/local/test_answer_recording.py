@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cli.local.answer_recording import events_from_sse, record_answer, timeline, write_answer
+from kokoro_cli.local.answer_recording import events_from_sse, record_answer, timeline, write_answer
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta, to_wire
 
 STREAM = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from cli.local.web_page import local_connect_url, new_token, page_app
+from kokoro_cli.local.web_page import local_connect_url, new_token, page_app
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import LOOPBACK_NAMES
 

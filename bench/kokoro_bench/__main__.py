@@ -1,0 +1,5 @@
+"""``python -m kokoro_bench``: the benchmark's command line (:mod:`kokoro_bench.app`)."""
+
+from kokoro_bench.app import app
+
+app(prog_name="python -m kokoro_bench")

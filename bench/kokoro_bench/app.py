@@ -1,0 +1,89 @@
+"""``python -m kokoro_bench``: the benchmark's one command line.
+
+With no subcommand it runs the benchmark, prints the tables and writes the PNG timelines and the JSON.
+Exit codes: 0 after a complete run (whether or not every target is met: the figures are the product),
+2 when an option is wrong or a figure could not be produced (one line on stderr says which), 130 when
+stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`kokoro_bench.interruption`).
+
+Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
+figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
+``g2p``, ``normalization`` and ``openai-api`` (what one part costs); each takes ``--help``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kokoro_server.settings import offline_environment
+
+from .errors import BenchError
+from .interruption import interruptible
+from .measuring import g2p, interrupt, normalization, openai_api, policy_sweep, soak_command
+from .reporting import docs_report
+from .reporting.report import render
+from .run import run_bench, write_outputs
+from .settings import int_list, name_list, preset, with_options
+
+app = typer.Typer(add_completion=False, help=__doc__)
+
+
+@app.callback(invoke_without_command=True)
+def bench(
+    ctx: typer.Context,
+    quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure to this JSON file.")] = None,
+    plots: Annotated[Path | None, typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
+    tokens_per_s: Annotated[float | None, typer.Option(help="Scripted LLM speed (default 40).")] = None,
+    texts: Annotated[str | None, typer.Option(help="Comma-separated: short,typical,long.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
+    sweep_words: Annotated[str | None, typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,
+    repeats: Annotated[int | None, typer.Option(help="Runs per text and strategy (medians).")] = None,
+    voice: Annotated[str | None, typer.Option(help="Kokoro voice (default af_heart).")] = None,
+    engine: Annotated[str | None, typer.Option(help="onnx or torch.")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu or cuda.")] = None,
+    server_url: Annotated[str | None, typer.Option(help="Use this warm server instead of starting one.")] = None,
+    simulate_rtf: Annotated[
+        float | None, typer.Option(help="Start the server with synthesis slowed to this real-time factor (0 = off).")
+    ] = None,
+) -> None:
+    """Measure first audio, audible audio, stalls, server overhead and concurrency on the real server."""
+    if ctx.invoked_subcommand is not None:
+        return  # a subcommand runs instead, with its own options
+    offline_environment()
+    with interruptible("bench"):
+        try:
+            settings = with_options(
+                preset(quick),
+                json_path=json_path,
+                plots_dir=plots,
+                tokens_per_s=tokens_per_s,
+                texts=None if texts is None else name_list("--texts", texts),
+                concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
+                sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
+                repeats=repeats,
+                voice=voice,
+                engine=engine,
+                device=device,
+                server_url=server_url,
+                simulate_rtf=simulate_rtf,
+            )
+            report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+            typer.echo(render(report))
+            for path in write_outputs(report, traces, settings):
+                typer.echo(f"wrote {path}", err=True)
+        except BenchError as err:
+            typer.echo(f"bench: {err}", err=True)
+            raise typer.Exit(2) from None
+
+
+app.command("soak")(soak_command.run)
+app.command("report")(docs_report.report)
+app.command("policy")(policy_sweep.run)
+app.command("interrupt")(interrupt.main)
+app.command("g2p")(g2p.g2p)
+app.command("normalization")(normalization.main)
+app.command("openai-api")(openai_api.openai_api)

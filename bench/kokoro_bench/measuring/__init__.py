@@ -1,0 +1,2 @@
+"""What the benchmark measures: each module drives a real server (or the real segmenter, or G2P) and
+returns plain figures; none of them formats a page (that is :mod:`kokoro_bench.reporting`)."""

@@ -1,0 +1,178 @@
+"""``python -m kokoro_bench interrupt``: how fast barge-in silences the agent, and how soon it answers again.
+
+One conversation socket on the real agent app (scripted LLM) and the real model server. Each round lets
+the current answer play for a random time (0.2-3 s after its first audio), sends ``interrupt``, then a new
+``prompt``: at once in odd rounds, after ``--settle-s`` seconds in even ones (a *fresh* turn: by then any
+render the interrupt left running has ended, stopped or not). It measures:
+
+* interrupt -> last audio frame of the interrupted turn (0 when none arrived after the interrupt); goal
+  <= 100 ms at p95 (docs/decisions/071-what-was-heard.md);
+* interrupt -> its ``turn_end``;
+* prompt -> first audio of the next turn, right after an interrupt (its first piece is synthesised while the
+  interrupted turn's session is being cancelled) and in a fresh turn, and their ratio (issue 21's goal:
+  worst case <= 1.5x, p95 <= 1.2x the fresh turn's p50; docs/decisions/120-cancel-the-running-inference.md).
+
+Figures are printed with the server's advertised real-time factor they were measured at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from websockets.asyncio.client import connect
+
+from kokoro_processes.servers import agent_server_thread
+from kokoro_server.settings import offline_environment
+from voice_agent.app import create_app
+from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+
+from ..errors import BenchError
+from ..interruption import interruptible
+from ..stats import percentile
+from .server import advertised_ready, check_ready, model_server
+
+REPLY = (
+    "Here is a longer answer, so that there is always something left to interrupt. "
+    * 3
+    + "The river runs past the old mill, under two bridges and out to the sea. "
+    "Walk it in the morning when the light is low, and bring water and a hat."
+)
+
+
+async def _rounds(agent_url: str, rounds: int, rng: random.Random, settle_s: float) -> list[dict]:
+    results = []
+    url = agent_url.replace("http://", "ws://") + "/ws"
+    async with connect(url, proxy=None, max_size=None) as socket:
+        assert json.loads(await socket.recv())["type"] == "ready"
+        await socket.send(json.dumps({"type": "prompt", "text": "Tell me about the river."}))
+        prompt_at = time.monotonic()
+        for turn in range(1, rounds + 1):
+            first_audio = None
+            while first_audio is None:
+                if isinstance(frame := await asyncio.wait_for(socket.recv(), 120), bytes):
+                    first_audio = time.monotonic() - prompt_at
+                elif json.loads(frame)["type"] in ("turn_end", "error"):
+                    raise BenchError(f"turn {turn} ended before any audio: {frame[:200]}")
+            listen_s = rng.uniform(0.2, 3.0)
+            audio_bytes, deadline = 0, time.monotonic() + listen_s
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    frame = await asyncio.wait_for(socket.recv(), left)
+                except TimeoutError:
+                    break
+                audio_bytes += len(frame) if isinstance(frame, bytes) else 0
+            interrupt_at = time.monotonic()
+            await socket.send(json.dumps({"type": "interrupt", "played_s": round(listen_s, 3)}))
+            last_audio = None
+            while True:
+                frame = await asyncio.wait_for(socket.recv(), 60)
+                if isinstance(frame, bytes):
+                    last_audio = time.monotonic()
+                elif (end := json.loads(frame))["type"] == "turn_end" and end["turn"] == f"t{turn}":
+                    break
+            turn_end_s = time.monotonic() - interrupt_at
+            fresh = turn % 2 == 0  # the next turn's first audio is measured from its prompt either way
+            if fresh:
+                await asyncio.sleep(settle_s)
+            await socket.send(json.dumps({"type": "prompt", "text": f"And then? ({turn})"}))
+            results.append(
+                {
+                    "next_turn": "fresh" if fresh else "after_interrupt",
+                    "first_audio_s": round(first_audio, 4),
+                    "listened_s": round(listen_s, 3),
+                    "to_last_audio_s": round(max(0.0, (last_audio or interrupt_at) - interrupt_at), 4),
+                    "to_turn_end_s": round(turn_end_s, 4),
+                    "heard_text": end["heard_text"],
+                }
+            )
+            prompt_at = time.monotonic()
+    # Each round's first_audio_s is its own turn's, whose prompt the round before sent: shift them back so
+    # that a round holds the first audio of the turn its own prompt started (the first answer's is dropped).
+    for earlier, later in zip(results, results[1:]):
+        earlier["next_first_audio_s"] = later["first_audio_s"]
+    return [r for r in results if "next_first_audio_s" in r]
+
+
+def summarize(results: list[dict], rtf: float | None) -> dict:
+    def p(key: str, q: float) -> float:
+        return percentile([r[key] for r in results], q)
+
+    def next_turns(kind: str) -> list[float]:
+        return [r["next_first_audio_s"] for r in results if r["next_turn"] == kind]
+
+    after, fresh = next_turns("after_interrupt"), next_turns("fresh")
+    figures = {
+        "server_rtf_advertised": rtf,
+        "rounds": len(results),
+        "interrupt_to_last_audio_frame_s": {"p50": p("to_last_audio_s", 50), "p95": p("to_last_audio_s", 95)},
+        "interrupt_to_turn_end_s": {"p50": p("to_turn_end_s", 50), "p95": p("to_turn_end_s", 95)},
+    }
+    for name, values in (("first_audio_after_interrupt_s", after), ("first_audio_fresh_turn_s", fresh)):
+        if values:
+            figures[name] = {
+                "p50": percentile(values, 50),
+                "p95": percentile(values, 95),
+                "max": max(values),
+                "turns": len(values),
+            }
+    if after and fresh:
+        base = percentile(fresh, 50)
+        figures["after_interrupt_over_fresh_p50"] = {
+            "p95": round(percentile(after, 95) / base, 3),
+            "max": round(max(after) / base, 3),
+        }
+    return figures
+
+
+async def run(
+    rounds: int, server_url: str | None, tokens_per_s: float, seed: int, settle_s: float = 8.0
+) -> tuple[dict, list[dict]]:
+    async def measure(url: str) -> tuple[dict, list[dict]]:
+        rtf = (await advertised_ready(url)).rtf
+        settings = AgentSettings(
+            tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
+            llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s),
+        )
+        with agent_server_thread(create_app(settings)) as agent_url:
+            results = await _rounds(agent_url, rounds + 1, random.Random(seed), settle_s)
+        return summarize(results, rtf), results
+
+    if server_url:
+        check_ready(server_url)
+        return await measure(server_url)
+    with model_server("onnx", "cpu") as url:
+        return await measure(url)
+
+
+def main(
+    rounds: Annotated[int, typer.Option(help="Interrupts to measure.")] = 20,
+    server_url: Annotated[str | None, typer.Option(help="Use this warm model server.")] = None,
+    tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed.")] = 40.0,
+    seed: Annotated[int, typer.Option(help="Seed of the random interrupt points.")] = 1,
+    settle_s: Annotated[
+        float, typer.Option(help="Pause before a fresh turn's prompt: longer than any one piece's render.")
+    ] = 8.0,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures and rounds here.")] = None,
+) -> None:
+    """Interrupt the agent at random points; print p50/p95 of the barge-in figures with the server's rtf."""
+    offline_environment()
+    if rounds < 1:
+        typer.echo("bench: --rounds must be at least 1", err=True)
+        raise typer.Exit(2)
+    try:
+        with interruptible("bench"):
+            figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s))
+    except BenchError as err:
+        typer.echo(f"bench: {err}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(figures, indent=2))
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps({"figures": figures, "rounds": results}, indent=2))
+        typer.echo(f"wrote {json_path}", err=True)

@@ -1,0 +1,77 @@
+"""``python -m kokoro_bench soak``: the endurance run's command line (see :mod:`kokoro_bench.measuring.soak`).
+
+Exit codes: 0 when nothing leaked and no unexpected error occurred, 1 when something did (the report says
+what), 2 when an option is wrong or the server could not start, 130 when stopped by Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kokoro_processes.errors import ServerFailed
+from kokoro_processes.servers import model_server_child
+from kokoro_server.settings import offline_environment
+
+from ..errors import BenchError
+from ..interruption import interruptible
+from .soak import soak
+
+FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
+THREAD_SLACK = 2
+# Resident memory a server may gain after warm-up, as a share of its warm size (docs/decisions/096-soak-memory.md).
+RSS_SLACK = 0.05
+SERVER_START_S = 600.0  # a saturated 2-core machine loads the model slowly
+
+
+def leaks(report: dict) -> list[str]:
+    """What grew that must not: resident memory, descriptors or threads past their warm size (plus slack)."""
+    found = []
+    if report["rss_mb"]["end"] > report["rss_mb"]["after_warm_up"] * (1 + RSS_SLACK):
+        found.append(f"RSS {report['rss_mb']['after_warm_up']} -> {report['rss_mb']['end']} MB")
+    if report["fds"]["end"] > report["fds"]["after_warm_up"] + FD_SLACK:
+        found.append(f"descriptors {report['fds']['after_warm_up']} -> {report['fds']['end']}")
+    if report["threads"]["end"] > report["threads"]["after_warm_up"] + THREAD_SLACK:
+        found.append(f"threads {report['threads']['after_warm_up']} -> {report['threads']['end']}")
+    return found
+
+
+def run(
+    minutes: Annotated[float, typer.Option(help="How long to run (it stops by itself).")] = 10.0,
+    sessions: Annotated[int, typer.Option(help="Concurrent clients.")] = 4,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the report (and samples) here.")] = None,
+) -> None:
+    """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, errors."""
+    offline_environment()
+    try:
+        # The listener limit is lifted so that every client keeps the server busy; admission itself is
+        # tested in tests/container/test_admission.py.
+        with (
+            interruptible("bench soak"),
+            model_server_child(
+                "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
+            ) as (url, proc),
+        ):
+            report = asyncio.run(soak(url, proc.pid, minutes, sessions))
+    except (BenchError, ServerFailed) as err:
+        typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
+        raise typer.Exit(2) from None
+    report["leaks"] = leaks(report)
+    report["date"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    report["machine"] = (
+        f"{platform.machine()}, {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    summary = {k: v for k, v in report.items() if k != "samples"}
+    typer.echo(json.dumps(summary, indent=1))
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if report["leaks"] or report["unexpected_errors"]:
+        raise typer.Exit(1)

@@ -1,0 +1,82 @@
+"""Bundles the agent's code artifact on this machine, without Docker: the zip AgentCore runs on arm64.
+
+pip resolves ``agent/requirements.txt`` for the runtime's platform, not this one (manylinux2014 aarch64,
+CPython 3.12, wheels only: nothing is compiled here), pinned by the project's ``constraints.txt`` so the
+bundle holds the versions the tests ran. The same pip run installs the shared ``speech_protocol``
+package from a copy of its folder (pure Python, built here: pip builds a local project in its own folder,
+and the repository is no place for its build/ and egg-info); the agent's sources go on top.
+
+The pip command itself, and which pip can run it, are in :mod:`kokoro_stacks.bundling_pip`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import jsii
+from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
+
+from kokoro_stacks import package_index
+from kokoro_stacks.bundling_pip import BUNDLING_FAILED, BundlingError, check_pip, pip_install_command
+from kokoro_stacks.project_paths import ProjectPaths
+
+ENTRYPOINT = "main.py"
+# BundlingOptions requires an image; it is never run, because AgentBundler either bundles or raises.
+UNUSED_BUNDLING_IMAGE = DockerImage.from_registry("public.ecr.aws/sam/build-python3.12")
+_SKIPPED_SOURCES = shutil.ignore_patterns(
+    "__pycache__", "*.pyc", "*.egg-info", "requirements.txt", "Dockerfile", "*.dockerignore"
+)
+
+_BUILD_OUTPUTS = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+
+
+def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
+    """Dependencies first, then the sources on top, so a dependency can never shadow the agent's code."""
+    requirements = paths.agent_dir / "requirements.txt"
+    for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_package / "pyproject.toml"):
+        if not required.is_file():
+            raise BundlingError(f"cannot bundle the agent: {required} does not exist")
+    check_pip()
+    constraints = paths.root / "constraints.txt"
+    with tempfile.TemporaryDirectory(prefix="agent-bundle-") as scratch:
+        protocol = shutil.copytree(paths.protocol_package, Path(scratch) / "speech_protocol", ignore=_BUILD_OUTPUTS)
+        command = pip_install_command(
+            requirements, output_dir, constraints if constraints.is_file() else None, (protocol,)
+        )
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        index = package_index.index_url()
+        down = package_index.unreachable(index)
+        if down is not None:
+            raise BundlingError(
+                f"cannot bundle the agent: the package index {index} cannot be reached ({down}); bundling downloads "
+                "the agent's arm64 wheels, so connect to it (or set PIP_INDEX_URL to a mirror), or synth only the "
+                "model stack: cdk synth KokoroTtsModel --exclusively"
+            )
+        raise BundlingError(
+            f"cannot bundle the agent: pip could not resolve its arm64 dependencies:\n{result.stderr[-4000:]}"
+        )
+    shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
+
+
+def bundling_failure(error: BaseException) -> str | None:
+    """The :class:`BundlingError` message inside the error jsii raises for a failed bundling callback (jsii
+    keeps only the text), so ``app.py`` can print it without jsii's and the CDK's stack traces."""
+    message = str(error)
+    start = message.find(BUNDLING_FAILED)
+    return message[start:] if start >= 0 else None
+
+
+@jsii.implements(ILocalBundling)
+class AgentBundler:
+    """The CDK side of :func:`bundle_agent`: called at synth unless bundling is skipped for the stack."""
+
+    def __init__(self, paths: ProjectPaths):
+        self._paths = paths
+
+    def try_bundle(self, output_dir: str, options: BundlingOptions) -> bool:  # jsii passes both positionally
+        bundle_agent(self._paths, Path(output_dir))
+        return True

@@ -30,7 +30,7 @@ from cli.common import agent_python
 from cli.common.aws_api import Boto3Aws
 from cli.common.console import Console
 from cli.common.errors import UsageError, VerifyFailed
-from cli.local.agent_local_servers import agent_server_thread, model_server_process
+from cli.local.agent_local_servers import agent_server_thread, model_server_process, running_model_server
 from cli.local.agent_process import agent_command, agent_python_or_fail, agent_server_process
 from cli.local.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
 from cli.local.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
@@ -260,6 +260,9 @@ def local(
         if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
+        elif model_url is not None and tts_endpoint is None:
+            console.step(f"waiting for the model server at {model_url}")
+            running_model_server(model_url)
         settings = local_settings(
             model_url,
             llm,

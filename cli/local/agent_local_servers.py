@@ -20,10 +20,12 @@ import httpx
 import uvicorn
 
 from cli.common import child_processes
-from cli.common.errors import CommandFailed
-from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
+from cli.common.errors import CommandFailed, PrerequisiteMissing
+from speech_protocol.readiness import ServerGone, ServerNotReady, status, wait_ready
 
 MODEL_SERVER_START_S = 180.0  # G2P and ONNX load take seconds; a first run may also verify assets
+ANSWER_S = 30.0  # a server started in the background a moment ago binds its port within seconds
+LOADING_S = 600.0  # a server that answers "loading" is waited for: a busy machine's first load takes minutes
 
 
 def free_port() -> int:
@@ -39,6 +41,30 @@ def _model_failed(ping_url: str) -> bool:
         reply = httpx.get(ping_url, timeout=2.0)
         return reply.status_code == 503 and reply.json().get("status") == "failed"
     return False
+
+
+def running_model_server(url: str, *, timeout_s: float = LOADING_S, answer_s: float = ANSWER_S) -> None:
+    """Return once the model server someone else started at ``url`` is ready (it may still be loading, or
+    just started in the background); raise a :class:`CliError` that says what to do when it never will."""
+    ping = f"{url.rstrip('/')}/ping"
+    first_answer = time.monotonic() + answer_s
+
+    def alive() -> bool:  # nothing answering past answer_s, or a failed load: waiting changes nothing
+        return (status(ping) is not None or time.monotonic() < first_answer) and not _model_failed(ping)
+
+    try:
+        wait_ready(ping, timeout_s=timeout_s, alive=alive)
+    except ServerGone:
+        if _model_failed(ping):
+            raise CommandFailed(
+                f"the model server at {url} failed to load its model", fix="see that server's log, and restart it"
+            ) from None
+        raise PrerequisiteMissing(
+            f"no model server answers at {url}",
+            fix="start one (`.venv/bin/deploy-model local --port 8090 &`), or leave --model-url out to start one",
+        ) from None
+    except ServerNotReady:
+        raise CommandFailed(f"the model server at {url} did not become ready within {timeout_s:g} s") from None
 
 
 @contextlib.contextmanager

@@ -40,9 +40,9 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
         return 400, "bad_text", str(exc)
     if isinstance(exc, NotReady):
         return 503, "not_ready", str(exc)
-    if isinstance(exc, G2PFailed):  # a G2P process died twice on this text; it was replaced (130-fair-g2p-slices.md)
+    if isinstance(exc, G2PFailed):  # its G2P process died twice, and was replaced (130-fair-g2p-slices.md)
         log.error("G2P failed", exc_info=exc)
-        return 503, "g2p_failed", str(exc)
+        return 500, "g2p_failed", str(exc)
     log.error("synthesis failed", exc_info=exc)
     return 500, "synthesis_failed", "synthesis failed on the server"
 

@@ -39,7 +39,8 @@ def default_workers(cores: int | None = None) -> int:
 
 
 class G2PFailed(RuntimeError):
-    """A slice's G2P process died twice: the text gets a typed error, the server keeps serving."""
+    """A slice's G2P process died twice, or misaki failed on it: the text gets a typed error
+    (``g2p_failed``), the server keeps serving."""
 
 
 class _WorkerDied(RuntimeError):
@@ -63,6 +64,8 @@ def _serve(conn: Connection) -> None:
             conn.send(("ok", phonemizer.read(text, lang)))
         except UnreadableText as exc:
             conn.send(("unreadable", str(exc)))
+        except Exception as exc:  # a fault inside misaki: this text fails, the worker goes on
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"[:300]))
 
 
 class _Worker:
@@ -71,6 +74,7 @@ class _Worker:
         self.process: BaseProcess = context.Process(target=_serve, args=(child,), name="kokoro-g2p", daemon=True)
         self.process.start()
         child.close()
+        self.ready = False
 
     def _reply(self) -> object:
         if self.conn not in wait([self.conn, self.process.sentinel]):
@@ -81,10 +85,14 @@ class _Worker:
             raise _WorkerDied(f"G2P process {self.process.pid} died") from exc
 
     def wait_ready(self) -> None:
-        if self._reply() != _READY:
-            raise _WorkerDied("a G2P process started wrong")
+        """Block until the worker has loaded G2P (seconds); raises _WorkerDied if it dies first."""
+        if not self.ready:
+            if self._reply() != _READY:
+                raise _WorkerDied("a G2P process started wrong")
+            self.ready = True
 
     def read(self, text: str, lang: str) -> list[Token]:
+        self.wait_ready()
         try:
             self.conn.send((text, lang))
         except OSError as exc:
@@ -93,6 +101,8 @@ class _Worker:
         status, value = reply
         if status == "unreadable":
             raise UnreadableText(value)
+        if status == "failed":
+            raise G2PFailed(f"G2P failed on this text ({value})")
         return value
 
     def stop(self) -> None:
@@ -156,8 +166,7 @@ class G2PPool:
             fresh = _Worker(self._context)
             self._workers[self._workers.index(dead)] = fresh
             self.replaced += 1
-        fresh.wait_ready()
-        return fresh
+        return fresh  # it loads G2P while the caller waits for it in its next read
 
     def close(self) -> None:
         """End every worker at once (the slices they read are abandoned); called once, at shutdown."""

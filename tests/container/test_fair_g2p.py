@@ -16,11 +16,9 @@ import websockets
 from servers import SERVER_START_S, model_server_child
 from session_client import read_until, ws_url
 
+from bench.texts import HOSTILE_CODE as CODE_TEXT
+from bench.texts import HOSTILE_URL as URL_TEXT
 from speech_protocol.messages import Audio, End, Error, Start, StreamDecoder, Synthesize, encode_client_message
-
-# The hostile pair: a 4 KB URL-like text and a 3 KB alphanumeric code (minutes of audio each).
-URL_TEXT = ("https://example.com/" + "a/b-c_d?e=f&" * 400)[:4000]
-CODE_TEXT = ("aB1x9Z" * 500)[:3000]
 
 
 def g2p_pids(server_pid: int) -> set[int]:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.texts import LONG
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.phonemes import SLICE_CHARS, Phonemizer, bound_tokens, g2p_slices
 from kokoro_server.engine.reading import Reading
@@ -32,6 +33,7 @@ TEXTS = [
     "while the conductor, a tall man with a grey beard, shouted instructions that nobody could hear over "
     "the noise of the engine and the rain that drummed on the roof above them all.",
     "Visit https://example.com/docs/start. Then read the guide at www.example.org, and write to me. " * 5,
+    LONG,  # paragraphs and a markdown list: line breaks, where misaki's whole reading joins the lines
 ]
 
 

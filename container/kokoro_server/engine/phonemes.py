@@ -37,7 +37,12 @@ _LONG_NUMBER = re.compile(rf"\d{{{LONG_DIGITS + 1},}}")
 # G2P reads a long text in slices of about this many characters, so that another listener's text waits
 # for one slice at most, never for a whole long text (docs/decisions/130-fair-g2p-slices.md).
 SLICE_CHARS = 300
-_SLICE_CUTS = (_SENTENCE_END, _CLAUSE_END, re.compile(r"\s+"))  # preferred first
+# Where a slice may end, preferred first: spaces between words after a sentence end, after a clause, any
+# spaces between words (there misaki's whole reading puts a space too, so the chunks come out the same;
+# at a line break it may join the lines' phonemes), and any whitespace last.
+_SLICE_CUTS = tuple(
+    re.compile(pattern) for pattern in (r"(?<=[.!?]) +(?=\S)", r"(?<=[,;:—…]) +(?=\S)", r"(?<=\S) +(?=\S)", r"\s+")
+)
 
 
 class UnreadableText(ValueError):
@@ -113,8 +118,8 @@ class Phonemizer:
 
 
 def _cut_at(text: str, start: int, limit: int) -> tuple[int, int]:
-    """Where the slice starting at ``start`` ends: the last sentence end within ``limit`` characters, else
-    the last clause end, else the last space; a run with no space at all (none after bound_tokens) whole."""
+    """Where the slice starting at ``start`` ends: the last cut of the most preferred kind within ``limit``
+    characters; a run with no whitespace at all (none after bound_tokens) whole."""
     window = text[start : start + limit + 1]
     for cuts in _SLICE_CUTS:
         found = [m for m in cuts.finditer(window) if m.start() > 0]

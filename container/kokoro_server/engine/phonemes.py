@@ -125,7 +125,7 @@ def _cut_at(text: str, start: int, limit: int) -> tuple[int, int]:
         found = [m for m in cuts.finditer(window) if m.start() > 0]
         if found:
             return start + found[-1].start(), start + found[-1].end()
-    space = re.compile(r"\s+").search(text, start + limit)
+    space = _SLICE_CUTS[-1].search(text, start + limit)
     return (space.start(), space.end()) if space else (len(text), len(text))
 
 
@@ -148,8 +148,8 @@ def g2p_slices(text: str, limit: int = SLICE_CHARS) -> list[Slice]:
 
 
 def joined(slices: list[Slice], read: list[list[Token]]) -> tuple[str, list[Token]]:
-    """The phoneme string and tokens of the whole text from its slices' readings: each slice's last token
-    takes the slice's separator as its whitespace, as misaki gives it for the whole text."""
+    """The phoneme string and tokens of the whole text from its slices' readings, with a space after each
+    slice's last token, where misaki's reading of the whole text has one (slices end at spaces)."""
     tokens: list[Token] = []
     for piece, part in zip(slices, read):
         if part and piece.separator:

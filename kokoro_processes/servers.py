@@ -34,7 +34,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _model_failed(ping_url: str) -> bool:
+def model_failed(ping_url: str) -> bool:
     """The model server's 503 ``{"status": "failed"}`` once its model failed to load: it stays up for
     SageMaker's health checks, so waiting longer changes nothing."""
     with contextlib.suppress(httpx.HTTPError, ValueError):
@@ -68,9 +68,9 @@ def ready_process(
     try:
         ping = f"{url}/ping"
         try:
-            wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not _model_failed(ping))
+            wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not model_failed(ping))
         except (ServerGone, ServerNotReady):
-            why = ": its model failed to load" if proc.poll() is None and _model_failed(ping) else ""
+            why = ": its model failed to load" if proc.poll() is None and model_failed(ping) else ""
             children.stop(proc, grace_s=0)
             log.seek(0)
             raise ServerFailed(

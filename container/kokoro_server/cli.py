@@ -30,6 +30,9 @@ def serve(
     device: Annotated[str, typer.Option(envvar="KOKORO_DEVICE", help="cpu or cuda.")] = "cpu",
     threads: Annotated[int, typer.Option(envvar="KOKORO_THREADS", help="Threads per inference, 0 = all cores.")] = 0,
     workers: Annotated[int, typer.Option(envvar="KOKORO_WORKERS", help="Concurrent inferences.")] = 1,
+    g2p_workers: Annotated[
+        int, typer.Option(envvar="KOKORO_G2P_WORKERS", help="G2P processes; 0 = half the cores, 1 to 4.")
+    ] = 0,
     voice: Annotated[str, typer.Option(envvar="KOKORO_VOICE", help="Default voice.")] = DEFAULT_VOICE,
     trim: Annotated[bool, typer.Option(envvar="KOKORO_TRIM", help="Trim silence at piece edges.")] = True,
     onnx_model: Annotated[PathOpt, typer.Option(envvar="KOKORO_ONNX_MODEL")] = None,
@@ -92,6 +95,7 @@ def serve(
             device=device,
             threads=threads,
             workers=workers,
+            g2p_workers=g2p_workers,
             voice=voice,
             trim=trim,
             warm_up_text=warm_up_text,

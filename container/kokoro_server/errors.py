@@ -8,6 +8,7 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.engine.phonemes import UnreadableText
 from kokoro_server.engine.synthesizer import NothingToSay
 from kokoro_server.engine.voices import UnknownVoice
+from kokoro_server.g2p_pool import G2PFailed
 from kokoro_server.runtime import NotReady
 from speech_protocol.messages import SERVER_BUSY, Error, ProtocolError
 
@@ -39,6 +40,9 @@ def classify(exc: BaseException) -> tuple[int, str, str]:
         return 400, "bad_text", str(exc)
     if isinstance(exc, NotReady):
         return 503, "not_ready", str(exc)
+    if isinstance(exc, G2PFailed):  # its G2P process died twice, and was replaced (130-fair-g2p-slices.md)
+        log.error("G2P failed", exc_info=exc)
+        return 500, "g2p_failed", str(exc)
     log.error("synthesis failed", exc_info=exc)
     return 500, "synthesis_failed", "synthesis failed on the server"
 

@@ -3,10 +3,11 @@
 The socket opens at once and ``/ping`` answers 503 until the model is loaded and warm (SageMaker waits on
 ``/ping``; a WebSocket must be accepted within ~250 ms, so loading never happens inside a handler).
 
-G2P has its own thread, apart from the model's workers: a long text being read (bounded, but up to a
-few seconds for 5,000 characters of symbols, see docs/decisions/040-bounded-g2p.md) then delays only the
-texts queued behind it for G2P, never the audio of sessions that are already speaking. Both queues drop
-the work of a client that hung up, and both threads are daemons so SIGTERM ends the process at once.
+G2P has its own queue and worker processes, apart from the model's workers, so a text being read never
+delays audio. A text is read in bounded slices, each one job in that queue at its session's deadline, so
+a long text (seconds for 5,000 characters of symbols, docs/decisions/040-bounded-g2p.md) never holds back
+another listener's first piece either (docs/decisions/130-fair-g2p-slices.md). Both queues drop the work
+of a client that hung up, their threads are daemons, and the G2P processes end with the server.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import CancelToken
 from kokoro_server.engine.phonemes import Phonemizer
+from kokoro_server.engine.reading import Reading
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
+from kokoro_server.g2p_pool import G2PPool, default_workers
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
 from speech_protocol.messages import SAMPLE_RATE
@@ -39,7 +42,9 @@ class SpeechRuntime:
         self.settings = settings
         self.assets = assets
         self.scheduler = Scheduler(settings.workers)
-        self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
+        self.g2p_workers = settings.g2p_workers or default_workers()
+        self.g2p = Scheduler(self.g2p_workers, name="g2p")  # one thread per G2P process (misaki: not thread-safe)
+        self.g2p_pool: G2PPool | None = None  # started with the model's load
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
         self.pace: SpeechModel | None = None  # measured at warm-up: the meter's baseline
@@ -54,6 +59,7 @@ class SpeechRuntime:
     def _load(self) -> Synthesizer:
         start = time.perf_counter()
         s = self.settings
+        self.g2p_pool = G2PPool(self.g2p_workers)  # its processes load G2P while this thread loads the model
         synthesizer = Synthesizer(
             load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
             Phonemizer(),
@@ -63,6 +69,7 @@ class SpeechRuntime:
         )
         self.pace = synthesizer.warm_up(s.warm_up_text)
         self.meter.baseline = self.pace
+        self.g2p_pool.wait_ready()
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
             s.engine,
@@ -101,8 +108,18 @@ class SpeechRuntime:
     async def plan(
         self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *, normalize: bool = True
     ) -> list[Chunk]:
+        """The chunks of ``text``, read slice by slice on the G2P processes, each slice queued at ``clock``'s
+        deadline (docs/decisions/130-fair-g2p-slices.md)."""
         synth = self._synth()
-        return await self.g2p.run(lambda: synth.plan(text, voice, speed, normalize=normalize), clock)
+        assert self.g2p_pool is not None  # started before the synthesizer exists
+        reading = Reading(synth, self.g2p_pool.read, text, voice, speed, normalize=normalize)
+        while (chunks := await self.g2p.run(reading.step, clock)) is None:
+            pass
+        return chunks
+
+    def g2p_status(self) -> dict[str, int]:
+        """For /ping: the G2P processes, and how many were replaced after they died."""
+        return {"g2p_workers": self.g2p_workers, "g2p_replaced": self.g2p_pool.replaced if self.g2p_pool else 0}
 
     async def render(self, chunk: Chunk, clock: PlaybackClock, cancel: CancelToken | None = None) -> Rendered:
         """Speak ``chunk`` on a model worker. Cancelling ``cancel`` (or the awaiting task) stops the render
@@ -121,7 +138,8 @@ class SpeechRuntime:
         return await self.scheduler.run(render, clock, token)
 
     def close(self) -> None:
-        """Cancel queued G2P and synthesis and stop the running renders; a G2P call still running is
-        abandoned (daemon threads)."""
+        """End the G2P processes, cancel queued G2P and synthesis and stop the running renders."""
+        if self.g2p_pool is not None:
+            self.g2p_pool.close()
         self.g2p.close(wait_s=0.5)
         self.scheduler.close(wait_s=0.5)

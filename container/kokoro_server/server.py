@@ -19,6 +19,7 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.audio import streaming_wav_header, to_pcm16
 from kokoro_server.errors import RequestError, http_error_body, session_error
+from kokoro_server.g2p_pool import G2PFailed
 from kokoro_server.openai_api.routes import openai_routes
 from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
@@ -49,7 +50,14 @@ def _runtime(scope_owner: Request | WebSocket) -> SpeechRuntime:
 async def ping(request: Request) -> Response:
     runtime = _runtime(request)
     if runtime.ready:  # a busy server is healthy too: SageMaker must not replace it
-        return JSONResponse({"status": "ready", "engine": runtime.settings.engine, **runtime.admission.snapshot()})
+        return JSONResponse(
+            {
+                "status": "ready",
+                "engine": runtime.settings.engine,
+                **runtime.admission.snapshot(),
+                **runtime.g2p_status(),
+            }
+        )
     state = "failed" if runtime.load_error else "loading"
     return JSONResponse({"status": state}, status_code=503)
 
@@ -100,7 +108,7 @@ async def invocations(request: Request) -> Response:
         if chunks is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
         ticket = runtime.admission.admit()  # last: a request refused for its content holds no share
-    except (RequestError, ProtocolError, NotReady, ServerBusy, ValueError) as exc:
+    except (RequestError, ProtocolError, NotReady, ServerBusy, G2PFailed, ValueError) as exc:
         status, body, headers = http_error_body(exc)
         return JSONResponse(body, status_code=status, headers=headers)
 

@@ -33,6 +33,7 @@ class ServerSettings:
     device: str = "cpu"  # cpu | cuda
     threads: int = 0  # intra-op threads per inference; 0 = the runtime's default (all cores)
     workers: int = 1  # concurrent inferences; more only helps on a GPU
+    g2p_workers: int = 0  # G2P processes; 0 = half the cores, 1 to 4 (kokoro_server.g2p_pool.default_workers)
     voice: str = DEFAULT_VOICE
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
@@ -59,6 +60,8 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if self.g2p_workers < 0:
+            raise ValueError("g2p_workers must be >= 1 (or 0: sized to the machine)")
         if self.max_sessions is not None and self.max_sessions < 1:
             raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
         if not 0 <= self.simulate_rtf <= MAX_SIMULATED_RTF:

@@ -24,6 +24,7 @@ def serve(*args: str) -> subprocess.CompletedProcess:
         (["--device", "tpu"], "device: 'tpu' is not one of cpu, cuda"),
         (["--port", "70000"], "port: 70000 is out of range"),
         (["--workers", "0"], "workers and max_pending must be >= 1"),
+        (["--g2p-workers", "-1"], "g2p_workers must be >= 1"),
         (["--warm-up-text", "  "], "warm_up_text: must hold words"),
         (["--onnx-model", "/nonexistent/model.onnx"], "/nonexistent/model.onnx: file is missing"),
         (["--voices-dir", "/nonexistent"], "no voice files"),

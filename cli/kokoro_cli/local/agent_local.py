@@ -33,6 +33,7 @@ from kokoro_cli.common.errors import UsageError, VerifyFailed
 from kokoro_cli.local.agent_process import agent_command, agent_python_or_fail, agent_server_process
 from kokoro_cli.local.agent_web import DEFAULT_WEB_PORT, WebPort, serve_page
 from kokoro_cli.local.answer_recording import AnswerRecording, events_from_sse, record_answer, timeline, write_answer
+from kokoro_cli.local.running_model_server import running_model_server
 from kokoro_cli.local.web_page import local_connect_url, page_origins
 from kokoro_processes.servers import agent_server_thread, model_server_process
 from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin, server_hosts
@@ -260,6 +261,9 @@ def local(
         if model_url is None and tts_endpoint is None:
             console.step(f"starting a local model server ({engine.value})")
             model_url = stack.enter_context(model_server_process(engine.value))
+        elif model_url is not None and tts_endpoint is None:
+            console.step(f"waiting for the model server at {model_url}")
+            running_model_server(model_url)
         settings = local_settings(
             model_url,
             llm,

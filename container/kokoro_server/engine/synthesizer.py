@@ -8,14 +8,17 @@ Both are blocking: run them in the scheduler's worker thread, never on the event
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from misaki.en import MToken
 
 from kokoro_server.audio import cut, speech_bounds
 from kokoro_server.engine.backend import Backend, CancelToken
+from kokoro_server.engine.normalize import Normalized
 from kokoro_server.engine.normalize import normalize as normalize_text
-from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
+from kokoro_server.engine.phonemes import Phonemizer, Token, chunk_phonemes
 from kokoro_server.engine.voices import VoiceBank, VoiceStyle
 from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
@@ -68,6 +71,13 @@ class Synthesizer:
         style = self.voices.get(voice or self.default_voice)
         spoken = normalize_text(text, enabled=normalize)
         phonemes, tokens = self.phonemizer.phonemize(spoken.spoken, style.lang)
+        return self.chunks(spoken, style, speed, phonemes, tokens)
+
+    def chunks(
+        self, spoken: Normalized, style: VoiceStyle, speed: float, phonemes: str, tokens: Sequence[Token | MToken]
+    ) -> list[Chunk]:
+        """The chunks of a text read as ``phonemes`` and ``tokens`` (whole, or slice by slice:
+        :mod:`kokoro_server.engine.reading`), each phoneme tied to its written word."""
         spans = written_words(spoken.written)
         words = tuple(spoken.written[a:b] for a, b in spans)
         pieces = chunk_phonemes(phonemes)

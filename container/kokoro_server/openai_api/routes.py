@@ -29,6 +29,7 @@ from kokoro_server.admission import ServerBusy, Ticket
 from kokoro_server.encoders import MEDIA_TYPES, Encoder, open_encoder
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import RequestError
+from kokoro_server.g2p_pool import G2PFailed
 from kokoro_server.openai_api.errors import openai_error
 from kokoro_server.openai_api.request import MODELS, ParamError, SpeechRequest, parse_speech
 from kokoro_server.openai_api.voices import OPENAI_VOICES
@@ -38,7 +39,7 @@ from speech_protocol.messages import SAMPLE_RATE, ProtocolError
 
 ReadJson = Callable[[Request], Awaitable[dict]]
 UnlessHungUp = Callable[[Request, Awaitable[Any]], Awaitable[Any]]
-REFUSED = (RequestError, ProtocolError, NotReady, ServerBusy, ValueError)
+REFUSED = (RequestError, ProtocolError, NotReady, ServerBusy, G2PFailed, ValueError)
 # usage.output_tokens counts audio in the model's own unit, a 25 ms duration frame (600 samples).
 AUDIO_TOKEN_SAMPLES = 600
 SSE = "text/event-stream"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import wave
 from pathlib import Path
 
@@ -10,9 +12,11 @@ import pytest
 from servers import free_port
 from typer.testing import CliRunner
 
-from kokoro_cli.common.errors import UsageError
+from kokoro_cli.common.errors import PrerequisiteMissing, UsageError
 from kokoro_cli.deploy_agent import app
 from kokoro_cli.local.agent_local import LlmChoice, local_settings
+from kokoro_cli.local.running_model_server import running_model_server
+from kokoro_processes import children
 from kokoro_processes.servers import agent_server_thread
 from voice_agent.app import create_app
 
@@ -105,3 +109,31 @@ def test_local_settings_choose_the_llm() -> None:
         provider(llm=LlmChoice.openai)
     with pytest.raises(UsageError):
         provider(speed=5.0)
+
+
+def test_a_model_url_where_nothing_answers_says_to_start_one() -> None:
+    with pytest.raises(PrerequisiteMissing) as missing:
+        running_model_server(f"http://127.0.0.1:{free_port()}", answer_s=0.5)
+    assert "no model server answers" in missing.value.message
+    assert "deploy-model local --port 8090 &" in (missing.value.fix or "")
+
+
+@pytest.mark.slow
+def test_a_model_server_still_loading_is_waited_for(tmp_path: Path) -> None:
+    """The fix above, followed: a model server started in the background a moment before the agent is asked
+    (as docs/deploy.md shows) is waited for while it loads, instead of answering `not_ready`."""
+    port = free_port()
+    server = children.start(
+        [str(Path(sys.executable).parent / "deploy-model"), "local", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        args = ["local", "--model-url", f"http://127.0.0.1:{port}", "--prompt", "hi", "--out", str(tmp_path)]
+        result = runner.invoke(app, [*args, "--reply", "Hello"])
+        assert result.exit_code == 0, result.output
+        assert "waiting for the model server" in result.output
+        report, seconds = read_outputs(tmp_path)
+        assert report["error"] is None and seconds > 0.2
+    finally:
+        children.stop(server, grace_s=15)

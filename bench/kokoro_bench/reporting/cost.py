@@ -45,6 +45,25 @@ class CostRow:
     usd_per_speech_hour: float | None
     note: str
 
+    def cells(self) -> list[str]:
+        """The row as the cost tables print it (the terminal's and the docs' alike), under ``COST_COLUMNS``."""
+
+        def money(usd: float | None) -> str:
+            return "-" if usd is None else f"{usd:.3f}"
+
+        return [
+            self.instance,
+            money(self.usd_per_hour),
+            f"{self.engine}/{self.device}",
+            str(self.sessions or "-"),
+            money(self.usd_per_voice_hour),
+            money(self.usd_per_speech_hour),
+            self.note,
+        ]
+
+
+COST_COLUMNS = ["instance", "$/hour", "engine", "sessions", "$ per voice-hour", "$ per hour of speech", "note"]
+
 
 def capacity(concurrency: list[ConcurrencyResult], rtf: float | None) -> Capacity:
     ok = [c for c in concurrency if c.max_stall_s <= STALL_TOLERANCE_S and c.ttfa_p95_s < FIRST_AUDIO_P95_S]

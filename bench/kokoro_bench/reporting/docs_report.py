@@ -26,7 +26,7 @@ from ..measuring.policy_sweep import markdown
 from ..measuring.timeline import STALL_TOLERANCE_S
 from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
-from .cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
 from .simulated_report import load_runs as load_simulated_runs
 from .simulated_report import markdown as simulated_markdown
@@ -210,21 +210,8 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
             f"Most concurrent sessions with zero stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**.",
             "",
         ]
-        out += _table(
-            ["instance", "$/hour", "engine", "sessions", "$ per voice-hour", "$ per hour of speech", "note"],
-            [
-                [
-                    c.instance,
-                    f"{c.usd_per_hour:.3f}",
-                    f"{c.engine}/{c.device}",
-                    str(c.sessions or "-"),
-                    _s(c.usd_per_voice_hour, 3),
-                    _s(c.usd_per_speech_hour, 3),
-                    c.note,
-                ]
-                for c in cost_rows([_measured(data), *([_measured(gpu)] if gpu else [])], prices)
-            ],
-        )
+        rows = cost_rows([_measured(data), *([_measured(gpu)] if gpu else [])], prices)
+        out += _table(COST_COLUMNS, [c.cells() for c in rows])
         out += [f"Prices: {prices['kind']}, {prices['region']}, {prices['date']}; source: {prices['source']}", ""]
     verdict = {True: "met", False: "not met", None: "not measured"}
     out += [f"### Targets (rtf {rtf})", ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cost import COST_COLUMNS
 from .results import BenchReport
 
 
@@ -172,21 +173,7 @@ def render(report: BenchReport) -> str:
             f"capacity on this machine: {held} zero stall and first audio p95 < 1 s (rtf {cap.rtf}); cost per "
             f"instance (prices: bench/kokoro_bench/data/instance_prices.json)",
         ]
-        out += _table(
-            ["instance", "$/hour", "engine", "sessions", "$/voice-hour", "$/speech-hour", "note"],
-            [
-                [
-                    c.instance,
-                    f"{c.usd_per_hour:.3f}",
-                    f"{c.engine}/{c.device}",
-                    str(c.sessions or "-"),
-                    _s(c.usd_per_voice_hour, 3),
-                    _s(c.usd_per_speech_hour, 3),
-                    c.note,
-                ]
-                for c in report.cost
-            ],
-        )
+        out += _table(COST_COLUMNS, [c.cells() for c in report.cost])
     out += ["", "targets"]
     verdict = {True: "met", False: "NOT met", None: "not measured"}
     out += _table(

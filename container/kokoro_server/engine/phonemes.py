@@ -4,10 +4,10 @@ misaki is Kokoro's own G2P: American (``a``) and British (``b``) English with th
 words outside its lexicon. Expansion of abbreviations and numbers happens here ("Dr." -> doctor), so we
 split the *phoneme* string, where sentence punctuation survives, rather than the raw text.
 
-misaki's cost grows with the square (or worse) of the sub-tokens inside one whitespace-delimited token:
-``"a/" * 200`` took 22 s, ``"a/" * 2000`` over six minutes, while the same characters in short tokens are
-linear. :func:`bound_tokens` therefore breaks long tokens at their separators before G2P (docs/decisions/
-040-bounded-g2p.md has the figures per token class). The rewrite only adds spaces: no character is lost.
+misaki's cost grows with the square (or worse) of the sub-tokens inside one whitespace-delimited token,
+while the same characters in short tokens are linear. :func:`bound_tokens` therefore breaks long tokens at
+their separators before G2P, so G2P stays linear in the text's length (docs/decisions/040-bounded-g2p.md
+has the figures per token class). The rewrite only adds spaces: no character is lost.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
 LONG_DIGITS = 15  # longer digit runs are read digit by digit, like an ID (misaki overflows on 10**306)
 _LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN_CHARS + 1},}}")
 _SEPARATORS = re.compile(r"[^\W_]+|[\W_]+")  # alternating runs of letters/digits and of the rest
-# Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 ("aB1" * 1667
-# took 141 s as 48-character pieces, 28 ms per character).
+# Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 (cutting such a
+# token at a fixed length instead leaves quadratic pieces: docs/decisions/040-bounded-g2p.md).
 _SUBWORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
 _LONG_NUMBER = re.compile(rf"\d{{{LONG_DIGITS + 1},}}")
 

@@ -135,7 +135,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         for text in settings.texts
         if (text, "pipelined") in collected
     ]
-    meta["load_average_end"] = _load()
+    meta["load_average_end"] = load_average()
     meta["wall_s"] = round(time.perf_counter() - started, 1)
     cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(
@@ -182,7 +182,7 @@ def write_outputs(report: BenchReport, traces: dict[str, list[Trace]], settings:
     return written
 
 
-def _load() -> list[float]:
+def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
@@ -212,5 +212,5 @@ def _machine(settings: BenchSettings) -> dict:
         "voice": settings.voice,
         "texts": {name: word_count(TEXTS[name]) for name in settings.texts},
         "repeats": settings.repeats,
-        "load_average_start": _load(),
+        "load_average_start": load_average(),
     }

@@ -24,6 +24,7 @@ from stacks.measured_capacity import MEASURED
 from .concurrency import ConcurrencyResult
 from .cost import Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
+from .pace_report import markdown as pace_markdown
 from .policy_sweep import markdown
 from .simulated_report import load_runs as load_simulated_runs
 from .simulated_report import markdown as simulated_markdown
@@ -242,6 +243,7 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
             "",
         ]
     out += simulated_markdown(load_simulated_runs())
+    out += pace_markdown()
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -21,7 +21,7 @@ from cli.local.answer_recording import events_from_sse
 from speech_protocol.browser_access import BrowserAccess
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
-from voice_agent.llm import VOICE_SYSTEM_PROMPT, ScriptedReplyModel
+from voice_agent.llm import VOICE_SYSTEM_PROMPT, ScriptedReplyModel, scripted_tokens
 from voice_agent.request import MAX_PROMPT_CHARS
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
@@ -32,9 +32,10 @@ HOLD_LIMIT_S = 120.0
 
 
 class HeldReplyModel(ScriptedReplyModel):
-    """The scripted LLM, holding the rest of its reply after the first sentence until ``heard`` is set (the
-    caller received audio). An agent that waited for the LLM to finish before speaking would never let it
-    go on: the hold would run to its limit and ``held_until_heard`` would be False."""
+    """The scripted LLM, holding the last word of its reply until ``heard`` is set (the caller received
+    audio). The agent may size its first piece to hold a whole clause or more on a slow server, but it must
+    not wait for the end: an agent that waited for the LLM to finish would never let it go on, the hold would
+    run to its limit and ``held_until_heard`` would be False."""
 
     def __init__(self, reply: str, heard: threading.Event):
         super().__init__(reply, tokens_per_s=50.0)
@@ -42,11 +43,12 @@ class HeldReplyModel(ScriptedReplyModel):
         self.held_until_heard: bool | None = None
 
     async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any):
+        last, written = len(scripted_tokens(self.config["reply"])), 0
         async for event in super().stream(messages, tool_specs, system_prompt, **kwargs):
-            yield event
-            token = event.get("contentBlockDelta", {}).get("delta", {}).get("text", "")
-            if self.held_until_heard is None and token.rstrip().endswith("."):
+            written += "contentBlockDelta" in event
+            if written == last and self.held_until_heard is None:
                 self.held_until_heard = await asyncio.to_thread(self.heard.wait, HOLD_LIMIT_S)
+            yield event
 
 
 @contextlib.contextmanager
@@ -100,8 +102,8 @@ def agent_url(model_server_url: str) -> Iterator[str]:
 
 @pytest.mark.slow
 async def test_three_sentences_are_spoken_as_they_are_written(model_server_url: str) -> None:
-    """The LLM holds the rest of its answer after the first sentence until the caller has heard audio: the
-    first audio must come from the first sentence alone, however fast or slow the machine renders it."""
+    """The LLM holds its last word until the caller has heard audio: the first audio must come from what
+    was written before it, however fast or slow the machine renders it."""
     heard = threading.Event()
     model = HeldReplyModel(REPLY, heard)
     with agent_for(model_server_url, new_agent=lambda: build(model)) as url:

@@ -19,6 +19,10 @@ PIECES = RESULTS / "piece_render.json"
 PACE_RUNS = (("before", RESULTS / "pace_before.json"), ("after", RESULTS / "pace_after.json"))
 
 
+def _piece(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[:limit].rstrip() + "..."
+
+
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
@@ -76,8 +80,8 @@ def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
                         name,
                         b["text"],
                         f"{meta['server_rtf_advertised']} / {meta['rtf_measured']}",
-                        f"{b['pipelined_audible_s']:.2f} s: {b['pipelined_first_piece']}",
-                        f"{b['natural_audible_s']:.2f} s: {b['natural_first_piece']}",
+                        f"{b['pipelined_audible_s']:.2f} s: {_piece(b['pipelined_first_piece'])}",
+                        f"{b['natural_audible_s']:.2f} s: {_piece(b['natural_first_piece'])}",
                         f"{b['natural_ratio']:.3f}",
                         f"{stalls.get(b['text'], 0.0):.2f} s",
                     ]

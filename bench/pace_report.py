@@ -29,8 +29,10 @@ def _row(cells: list[str]) -> str:
 
 def pieces_markdown(report: dict) -> list[str]:
     load = report.get("load_average_start")
+    rtfs = [r["rtf"] for r in report["rows"]]
     out = [
-        f"### Render time per piece (`{report['command']}`, medians, load average {load} at the start)",
+        f"### Render time per piece (rtf {min(rtfs):.3f} to {max(rtfs):.3f}; `{report['command']}`, medians, "
+        f"load average {load} at the start)",
         "",
         "The model call and the trim of one piece in-process. *Unheard*: the share of the decoded audio that "
         "the trim drops (edge silence). Decision 122 kept the engine decoding it, so these are today's figures "
@@ -58,7 +60,9 @@ def pieces_markdown(report: dict) -> list[str]:
 
 def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
     out = [
-        "### The first piece from the running pace, before and after (decision 121)",
+        "### The first piece from the running pace, before and after (decision 121; rtf "
+        + ", ".join(f"{name} {data['meta']['rtf_measured']}" for name, data in runs)
+        + " on sentences)",
         "",
         "`python -m bench --texts short,typical,long --concurrency 1 --sweep-words '' --repeats 1 --server-url URL`, "
         "run against a server without the running pace (before: `kokoro-serve` of 7bab379, the commit before "

@@ -4,10 +4,11 @@ Users of Kokoro servers report memory that grows over days and work that goes on
 The soak drives one local model server (started here, 127.0.0.1 only) with ``N`` clients in a loop until
 ``M`` minutes have passed: normal answers, answers cancelled mid-way, clients that vanish mid-utterance
 and bad frames, in rotation; with ``--terminated``, also renders stopped while they run (a cancel, or a
-client that vanishes, right after the server said it started: docs/decisions/120-cancel-the-running-inference.md),
-so that what a stopped render leaves behind shows too. Every 5 s it samples the server's RSS, open descriptors and threads, and it
-reports the RSS slope after warm-up, the descriptors and threads before and after, the sessions completed
-and every error by kind (expected ones, such as ``server_busy`` or a bad frame's error, apart).
+client that vanishes, right after the server said it started:
+docs/decisions/120-cancel-the-running-inference.md), so that what a stopped render leaves behind shows
+too. Every 5 s it samples the server's RSS, open descriptors and threads, and it reports the RSS slope
+after warm-up, the descriptors and threads before and after, the sessions completed and every error by
+kind (expected ones, such as ``server_busy`` or a bad frame's error, apart).
 """
 
 from __future__ import annotations

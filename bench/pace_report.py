@@ -3,9 +3,9 @@
 - ``bench/results/piece_render.json`` (``python -m bench pieces``): the render time of a 1-, 3-, 12- and
   19-word piece and the share of what the engine decoded that nobody hears. The engine still decodes the
   edge silence (docs/decisions/122-the-edge-silence-is-decoded.md), so there is no "after" to show.
-- ``bench/results/pace_before.json`` and ``pace_after.json``: ``python -m bench`` against a server that
-  advertises only its warm-up pace and against one that sends its running pace
-  (docs/decisions/121-first-piece-from-the-running-pace.md), one after the other in one run
+- ``bench/results/pace_before.json`` and ``pace_after.json`` (and ``_2``, a second pair): ``python -m
+  bench`` against a server that advertises only its warm-up pace and against one that sends its running
+  pace (docs/decisions/121-first-piece-from-the-running-pace.md), one after the other in one run
   (docs/decisions/136-issue-21-figures.md): the pipelined first audio against the natural-cut bound.
 """
 
@@ -16,7 +16,13 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 PIECES = RESULTS / "piece_render.json"
-PACE_RUNS = (("before", RESULTS / "pace_before.json"), ("after", RESULTS / "pace_after.json"))
+# Two pairs, each one script's run (before, then after), 20 minutes apart on a shared machine.
+PACE_RUNS = (
+    ("before, pair 1", RESULTS / "pace_before.json"),
+    ("after, pair 1", RESULTS / "pace_after.json"),
+    ("before, pair 2", RESULTS / "pace_before_2.json"),
+    ("after, pair 2", RESULTS / "pace_after_2.json"),
+)
 
 
 def _piece(text: str, limit: int = 48) -> str:
@@ -61,8 +67,11 @@ def pieces_markdown(report: dict) -> list[str]:
 def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
     out = [
         "### The first piece from the running pace, before and after (decision 121; rtf "
-        + ", ".join(f"{name} {data['meta']['rtf_measured']}" for name, data in runs)
+        + ", ".join(str(data["meta"]["rtf_measured"]) for _, data in runs)
         + " on sentences)",
+        "",
+        "Each pair is one script's run, before then after; the machine's load changed within a pair (the rtf "
+        "column), so a pair compares the two servers only as far as their rtf agree.",
         "",
         "`python -m bench --texts short,typical,long --concurrency 1 --sweep-words '' --repeats 1 --server-url URL`, "
         "run against a server without the running pace (before: `kokoro-serve` of 7bab379, the commit before "

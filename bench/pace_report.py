@@ -3,7 +3,7 @@
 - ``bench/results/piece_render.json`` (``python -m bench pieces``): the render time of a 1-, 3-, 12- and
   19-word piece and the share of what the engine decoded that nobody hears. The engine still decodes the
   edge silence (docs/decisions/122-the-edge-silence-is-decoded.md), so there is no "after" to show.
-- ``bench/results/pace_before.json`` and ``pace_after.json`` (and ``_2``, a second pair): ``python -m
+- ``bench/results/pace_before.json`` and ``pace_after.json`` (and ``_2``, ``_3``: two more pairs): ``python -m
   bench`` against a server that advertises only its warm-up pace and against one that sends its running
   pace (docs/decisions/121-first-piece-from-the-running-pace.md), one after the other in one run
   (docs/decisions/136-issue-21-figures.md): the pipelined first audio against the natural-cut bound.
@@ -16,12 +16,14 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 PIECES = RESULTS / "piece_render.json"
-# Two pairs, each one script's run (before, then after), 20 minutes apart on a shared machine.
+# Three pairs, each one script's run (before then after; pair 3 after then before), on a shared machine.
 PACE_RUNS = (
     ("before, pair 1", RESULTS / "pace_before.json"),
     ("after, pair 1", RESULTS / "pace_after.json"),
     ("before, pair 2", RESULTS / "pace_before_2.json"),
     ("after, pair 2", RESULTS / "pace_after_2.json"),
+    ("after, pair 3", RESULTS / "pace_after_3.json"),
+    ("before, pair 3", RESULTS / "pace_before_3.json"),
 )
 
 
@@ -70,7 +72,8 @@ def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
         + ", ".join(str(data["meta"]["rtf_measured"]) for _, data in runs)
         + " on sentences)",
         "",
-        "Each pair is one script's run, before then after; the machine's load changed within a pair (the rtf "
+        "Each pair is one script's run, before then after (pair 3: after then before); the machine's load "
+        "changed within a pair (the rtf "
         "column), so a pair compares the two servers only as far as their rtf agree.",
         "",
         "`python -m bench --texts short,typical,long --concurrency 1 --sweep-words '' --repeats 1 --server-url URL`, "

@@ -28,6 +28,7 @@ from voice_agent.segmenter import Segmenter, SegmentPolicy
 from .measuring.concurrency import against_one, concurrent_sessions
 from .measuring.lower_bound import against_bound, fit_speech_model
 from .measuring.overhead import measure_overhead
+from .measuring.process_stats import load_average
 from .measuring.server import advertised_ready, check_ready, check_voice, model_server
 from .measuring.strategies import SENTENCES, STRATEGIES, Run, Trace, speak
 from .measuring.timeline import play
@@ -134,7 +135,7 @@ async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tupl
         for text in settings.texts
         if (text, "pipelined") in collected
     ]
-    meta["load_average_end"] = _load()
+    meta["load_average_end"] = load_average()
     meta["wall_s"] = round(time.perf_counter() - started, 1)
     cap = capacity(concurrency, meta["rtf_measured"])
     report = BenchReport(
@@ -181,10 +182,6 @@ def write_outputs(report: BenchReport, traces: dict[str, list[Trace]], settings:
     return written
 
 
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
 def _gpu_name() -> str:
     """The accelerator's own name (``nvidia-smi``), so a GPU figure says which GPU it was taken on."""
     try:
@@ -211,5 +208,5 @@ def _machine(settings: BenchSettings) -> dict:
         "voice": settings.voice,
         "texts": {name: word_count(TEXTS[name]) for name in settings.texts},
         "repeats": settings.repeats,
-        "load_average_start": _load(),
+        "load_average_start": load_average(),
     }

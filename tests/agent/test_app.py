@@ -2,46 +2,87 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
 from scripted_model_server import Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 from speech import assert_heard
+from strands import Agent
 
 from kokoro_cli.local.answer_recording import events_from_sse
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import BrowserAccess
 from voice_agent.app import create_app
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
+from voice_agent.llm import VOICE_SYSTEM_PROMPT, ScriptedReplyModel, scripted_tokens
 from voice_agent.request import MAX_PROMPT_CHARS
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 REPLY = "The weather is lovely today. You could walk along the river after lunch. Remember to bring a hat"
+# How long the held LLM waits for the caller to hear audio before it gives up and finishes: a guard against a
+# hang only; the verdict is whether the wait ended because audio was heard, whatever the machine's speed.
+HOLD_LIMIT_S = 120.0
+
+
+class HeldReplyModel(ScriptedReplyModel):
+    """The scripted LLM, holding the last word of its reply until ``heard`` is set (the caller received
+    audio). The agent may size its first piece to hold a whole clause or more on a slow server, but it must
+    not wait for the end: an agent that waited for the LLM to finish would never let it go on, the hold would
+    run to its limit and ``held_until_heard`` would be False."""
+
+    def __init__(self, reply: str, heard: threading.Event):
+        super().__init__(reply, tokens_per_s=50.0)
+        self.heard = heard
+        self.held_until_heard: bool | None = None
+
+    async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any):
+        last, written = len(scripted_tokens(self.config["reply"])), 0
+        async for event in super().stream(messages, tool_specs, system_prompt, **kwargs):
+            written += "contentBlockDelta" in event
+            if written == last and self.held_until_heard is None:
+                self.held_until_heard = await asyncio.to_thread(self.heard.wait, HOLD_LIMIT_S)
+            yield event
 
 
 @contextlib.contextmanager
 def agent_for(
-    model_url: str, reply: str = REPLY, tokens_per_s: float = 50.0, access: BrowserAccess = BrowserAccess()
+    model_url: str,
+    reply: str = REPLY,
+    tokens_per_s: float = 50.0,
+    access: BrowserAccess = BrowserAccess(),
+    new_agent: Callable[[], Agent] | None = None,
 ) -> Iterator[str]:
-    """The agent on a free loopback port; ``access``: as deployed (no check) unless a test gives one."""
+    """The agent on a free loopback port; ``access``: as deployed (no check) unless a test gives one;
+    ``new_agent``: the scripted LLM from ``settings`` unless a test gives its own."""
     settings = AgentSettings(
         tts=TtsSettings(transport="websocket", url=model_url, timeout_s=60.0),
         llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
         access=access,
     )
-    with agent_server_thread(create_app(settings)) as url:
+    with agent_server_thread(create_app(settings, new_agent=new_agent)) as url:
         yield url
 
 
-async def ask(agent_url: str, body: object) -> list:
+async def ask(agent_url: str, body: object, on_audio: Callable[[], object] = lambda: None) -> list:
+    """The answer's events; ``on_audio`` is called as each audio event arrives, while the answer goes on."""
     async with httpx.AsyncClient(timeout=120) as client:
         async with client.stream("POST", f"{agent_url}/invocations", content=json.dumps(body)) as reply:
             assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/event-stream")
-            return list(events_from_sse([line async for line in reply.aiter_lines()]))
+            return list(events_from_sse([line async for line in _calling_on_audio(reply.aiter_lines(), on_audio)]))
+
+
+async def _calling_on_audio(lines: AsyncIterator[str], on_audio: Callable[[], object]) -> AsyncIterator[str]:
+    async for line in lines:
+        if line.startswith("data:") and '"type": "audio"' in line:
+            on_audio()
+        yield line
 
 
 async def hang_up_after_first_audio(agent_url: str) -> None:
@@ -55,22 +96,32 @@ async def hang_up_after_first_audio(agent_url: str) -> None:
 
 @pytest.fixture(scope="module")
 def agent_url(model_server_url: str) -> Iterator[str]:
-    with agent_for(model_server_url, tokens_per_s=3.0) as url:
+    with agent_for(model_server_url) as url:
         yield url
 
 
 @pytest.mark.slow
-async def test_three_sentences_are_spoken_as_they_are_written(agent_url: str) -> None:
-    events = await ask(agent_url, {"prompt": "What should I do today?", "session": "s-1"})
+async def test_three_sentences_are_spoken_as_they_are_written(model_server_url: str) -> None:
+    """The LLM holds its last word until the caller has heard audio: the first audio must come from what
+    was written before it, however fast or slow the machine renders it."""
+    heard = threading.Event()
+    model = HeldReplyModel(REPLY, heard)
+    with agent_for(model_server_url, new_agent=lambda: build(model)) as url:
+        events = await ask(url, {"prompt": "What should I do today?", "session": "s-1"}, on_audio=heard.set)
+    assert model.held_until_heard, "the first audio waited for the LLM to finish"
     assert isinstance(events[-1], Summary), events[-1]
     kinds = [type(e) for e in events]
     last_text = max(i for i, kind in enumerate(kinds) if kind is TextDelta)
-    assert kinds.index(AudioChunk) < last_text, "the first audio waited for the LLM to finish"
+    assert kinds.index(AudioChunk) < last_text
     pieces = [e.text for e in events if isinstance(e, PieceSent)]
     assert pieces[-1].endswith("bring a hat")  # the last sentence has no punctuation and is spoken
     pcm = b"".join(e.pcm for e in events if isinstance(e, AudioChunk))
     assert_heard(pcm, 24_000, REPLY)
     assert events[-1].text == REPLY and events[-1].audio_s == pytest.approx(len(pcm) / 48_000, abs=0.01)
+
+
+def build(model: ScriptedReplyModel) -> Agent:
+    return Agent(model=model, system_prompt=VOICE_SYSTEM_PROMPT, callback_handler=None)
 
 
 async def test_ping(agent_url: str) -> None:

@@ -1,18 +1,22 @@
 """Admission control on a real server with its measured capacity: past it, new sessions are refused
-clearly, and the listeners already served keep playing without a stall."""
+clearly, and the refused work takes nothing from the listeners already served.
+
+Whether those listeners stall also depends on how fast the shared machine happens to be, which no test can
+fix; so the verdict is on what admission controls, counted on the server, never on wall-clock margins:
+the refused session and request render nothing, and every admitted listener gets its whole answer from
+renders of its own (docs/decisions/137-test-verdicts-without-clocks.md). Zero stall at capacity is a
+speed figure, measured by the benchmark's concurrency ladder (docs/benchmark.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 import httpx
 import pytest
 import websockets
 from servers import SERVER_START_S, model_server_process
 
-from kokoro_bench.measuring.timeline import AudioArrival, play
 from speech_protocol.messages import (
     SERVER_BUSY,
     Audio,
@@ -33,7 +37,6 @@ SENTENCES = [
     "Tickets are sold at the door and online.",
     "The garden behind it is free to visit all year.",
 ]
-STALL_MARGIN_S = 0.3  # a few of the server's audio chunks; far below what an over-admitted server stalls (seconds)
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +46,14 @@ def server_url():
         yield url
 
 
+def status(url: str) -> dict:
+    return httpx.get(f"{url}/ping", timeout=10).json()
+
+
 def capacity(url: str) -> int:
-    status = httpx.get(f"{url}/ping", timeout=10).json()
-    assert status["status"] == "ready" and status["listeners"] == 0
-    return status["capacity"]
+    now = status(url)
+    assert now["status"] == "ready" and now["listeners"] == 0
+    return now["capacity"]
 
 
 async def first_event(ws) -> object:
@@ -66,31 +73,30 @@ async def open_sessions(url: str, count: int, stack: contextlib.AsyncExitStack) 
     return sessions
 
 
-async def speak_and_time(ws) -> list[AudioArrival]:
-    """Send every sentence at once, then time each audio chunk's arrival as a player would receive it."""
+async def speak(ws) -> dict[str, int]:
+    """Send every sentence at once; the audio bytes heard per sentence, once each has ended."""
     for i, text in enumerate(SENTENCES):
         await ws.send(encode_client_message(Synthesize(text, id=f"s{i}")))
     await ws.send(encode_client_message(Close()))
-    decoder, arrivals, ended = StreamDecoder(), [], 0
-    while ended < len(SENTENCES):
+    decoder, heard, ended = StreamDecoder(), dict.fromkeys((f"s{i}" for i in range(len(SENTENCES))), 0), set()
+    while len(ended) < len(SENTENCES):
         frame = await asyncio.wait_for(ws.recv(), 60)
         for event in decoder.feed(frame):
-            if isinstance(event, Audio):
-                arrivals.append(AudioArrival(time.perf_counter(), event.pcm))
-            ended += isinstance(event, End)
             assert not isinstance(event, Error), event
-    return arrivals
+            if isinstance(event, Audio):
+                heard[event.id] += len(event.pcm)
+            elif isinstance(event, End):
+                assert not event.cancelled, event
+                ended.add(event.id)
+    return heard
 
 
-async def test_past_capacity_new_sessions_are_refused_and_listeners_never_stall(server_url: str) -> None:
-    async with websockets.connect(session_url(server_url), max_size=None) as alone:
-        assert isinstance(await first_event(alone), Ready)
-        solo = play(await speak_and_time(alone)).stall_s
-    await asyncio.sleep(0.5)  # the lone session's share is released when its handler returns
+async def test_past_capacity_new_sessions_are_refused_and_take_nothing_from_the_listeners(server_url: str) -> None:
     limit = capacity(server_url)
     assert limit >= 1
     async with contextlib.AsyncExitStack() as stack:
         admitted = await open_sessions(server_url, limit, stack)
+        renders = status(server_url)["renders"]
         async with websockets.connect(session_url(server_url)) as refused:
             busy = await first_event(refused)
             with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -104,13 +110,14 @@ async def test_past_capacity_new_sessions_are_refused_and_listeners_never_stall(
         assert answer.status_code == 503 and answer.json()["error"]["code"] == SERVER_BUSY
         assert int(answer.headers["retry-after"]) >= 1
         assert ping.status_code == 200  # busy is healthy
+        refused_cost = status(server_url)
+        assert refused_cost["listeners"] == limit and refused_cost["renders"] == renders  # no worker time
 
-        arrivals = await asyncio.gather(*(speak_and_time(ws) for ws in admitted))
-    stalls = [play(heard).stall_s for heard in arrivals]
-    # Every admitted listener is served as well as a lone one was a moment ago: zero stall on a machine
-    # faster than real time. When the shared machine itself is momentarily slower than real time even a
-    # lone listener stalls, and no admission policy can help that; the margin absorbs scheduling jitter.
-    assert max(stalls) <= solo + STALL_MARGIN_S, (stalls, solo)
+        heard = await asyncio.gather(*(speak(ws) for ws in admitted))
+    assert all(all(size > 0 for size in answer.values()) for answer in heard), heard
+    # Every render the server made since is one of the admitted listeners' sentences, one each (a sentence
+    # is one chunk): the workers served them and nothing else.
+    assert status(server_url)["renders"] == renders + limit * len(SENTENCES)
 
 
 async def test_agent_waits_out_a_busy_server_then_reports_tts_busy(server_url: str) -> None:

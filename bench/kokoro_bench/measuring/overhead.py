@@ -56,7 +56,7 @@ async def measure_overhead(
     model's fit, but kept out of the real-time factor, which is the sentences' as the server's is."""
     if not pieces:
         raise BenchError("no pieces to measure the server overhead on")
-    runtime = await _load_engine(engine, device, voice)
+    runtime = await load_engine(engine, device, voice)
     try:
         results = []
         for piece in [*pieces, *openings]:
@@ -100,7 +100,7 @@ def _server_paths() -> dict[str, Path]:
     return {arg: Path(os.environ[var]) for arg, var in _PATH_VARIABLES.items() if os.environ.get(var)}
 
 
-async def _load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
+async def load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
     """The server's own loading and warm-up, run in this process, from the files the server loads."""
     try:
         runtime = SpeechRuntime(

@@ -40,3 +40,8 @@ def slope_per_minute(samples: list[Sample]) -> float | None:
     if not spread:
         return None
     return round(sum((t - mean_t) * (r - mean_r) for t, r in zip(ts, rs)) / spread, 3)
+
+
+def load_average() -> list[float]:
+    """The machine's 1-, 5- and 15-minute load averages: every figure says how busy the machine was."""
+    return [round(x, 2) for x in os.getloadavg()]

@@ -3,9 +3,12 @@
 Users of Kokoro servers report memory that grows over days and work that goes on after the client left.
 The soak drives one local model server (started here, 127.0.0.1 only) with ``N`` clients in a loop until
 ``M`` minutes have passed: normal answers, answers cancelled mid-way, clients that vanish mid-utterance
-and bad frames, in rotation. Every 5 s it samples the server's RSS, open descriptors and threads, and it
-reports the RSS slope after warm-up, the descriptors and threads before and after, the sessions completed
-and every error by kind (expected ones, such as ``server_busy`` or a bad frame's error, apart).
+and bad frames, in rotation; with ``--terminated``, also renders stopped while they run (a cancel, or a
+client that vanishes, right after the server said it started:
+docs/decisions/120-cancel-the-running-inference.md), so that what a stopped render leaves behind shows
+too. Every 5 s it samples the server's RSS, open descriptors and threads, and it reports the RSS slope
+after warm-up, the descriptors and threads before and after, the sessions completed and every error by
+kind (expected ones, such as ``server_busy`` or a bad frame's error, apart).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from speech_protocol.messages import (
     End,
     Error,
     ServerEvent,
+    Start,
     StreamDecoder,
     Synthesize,
     encode_client_message,
@@ -48,6 +52,7 @@ class Tally:
     completed: collections.Counter = field(default_factory=collections.Counter)
     expected: collections.Counter = field(default_factory=collections.Counter)
     unexpected: collections.Counter = field(default_factory=collections.Counter)
+    heard_before_stop: int = 0  # cancels mid-render that came too late: the render had finished
 
 
 class _RawSocket:
@@ -100,11 +105,32 @@ async def _bad(s: _RawSocket, tally: Tally) -> None:
     await s.until(End, tally)
 
 
+async def _cancel_mid_render(s: _RawSocket, tally: Tally) -> None:
+    """Cancel once the server has started the render: it is stopped where it is, and the End says so."""
+    await s.say(LONG, "t")
+    await s.until(Start, tally)
+    await s.ws.send(encode_client_message(Cancel("t")))
+    heard = False
+    while not isinstance(event := await s.until((Audio, End), tally), End):
+        heard = True  # the render finished before the cancel reached it
+    tally.heard_before_stop += heard
+    if not event.cancelled:
+        tally.unexpected["render_not_cancelled"] += 1
+
+
+async def _vanish_mid_render(s: _RawSocket, tally: Tally) -> None:
+    await s.say(LONG, "w")
+    await s.until(Start, tally)
+    s.ws.transport.abort()
+
+
 SCENARIOS = {"normal": _normal, "cancel": _cancel, "vanish": _vanish, "bad_frames": _bad}
+# Renders stopped while they run: with them the rotation has two terminated runs in six.
+TERMINATED = {"cancel_mid_render": _cancel_mid_render, "vanish_mid_render": _vanish_mid_render}
 
 
-async def _client(url: str, index: int, deadline: float, tally: Tally) -> None:
-    names = itertools.islice(itertools.cycle(SCENARIOS), index, None)  # clients start staggered in the mix
+async def _client(url: str, index: int, deadline: float, tally: Tally, scenarios: dict) -> None:
+    names = itertools.islice(itertools.cycle(scenarios), index, None)  # clients start staggered in the mix
     while time.monotonic() < deadline:
         name = next(names)
         try:
@@ -115,10 +141,10 @@ async def _client(url: str, index: int, deadline: float, tally: Tally) -> None:
                     tally.expected[SERVER_BUSY] += 1
                     await asyncio.sleep(first.retry_after_s or 1.0)
                     continue
-                await SCENARIOS[name](s, tally)
+                await scenarios[name](s, tally)
             tally.completed[name] += 1
         except (OSError, TimeoutError, websockets.WebSocketException) as err:
-            if name == "vanish":
+            if name.startswith("vanish"):
                 tally.completed[name] += 1  # closing an aborted socket complains; the scenario is done
             else:
                 tally.unexpected[type(err).__name__] += 1
@@ -130,7 +156,7 @@ async def _sampler(pid: int, start: float, deadline: float, samples: list[Sample
         await asyncio.sleep(SAMPLE_EVERY_S)
 
 
-async def soak(url: str, pid: int, minutes: float, sessions: int) -> dict:
+async def soak(url: str, pid: int, minutes: float, sessions: int, *, terminated: bool = False) -> dict:
     """Run the traffic; the report as a plain dict (printed and optionally written as JSON)."""
     if not 0 < minutes <= MAX_MINUTES or not 1 <= sessions <= MAX_SESSIONS:
         raise BenchError(f"--minutes between 0 and {MAX_MINUTES}, --sessions between 1 and {MAX_SESSIONS}")
@@ -139,7 +165,8 @@ async def soak(url: str, pid: int, minutes: float, sessions: int) -> dict:
     start = time.monotonic()
     deadline = start + minutes * 60
     sampler = asyncio.create_task(_sampler(pid, start, deadline, samples))
-    await asyncio.gather(*(_client(url, i, deadline, tally) for i in range(sessions)))
+    scenarios = {**SCENARIOS, **(TERMINATED if terminated else {})}
+    await asyncio.gather(*(_client(url, i, deadline, tally, scenarios) for i in range(sessions)))
     await sampler
     await asyncio.sleep(3)  # let the last sessions' handlers finish before the final count
     final = sample(pid, time.monotonic() - start)
@@ -149,7 +176,9 @@ async def soak(url: str, pid: int, minutes: float, sessions: int) -> dict:
     return {
         "minutes": minutes,
         "sessions": sessions,
+        "terminated": terminated,
         "completed": dict(tally.completed),
+        "heard_before_stop": tally.heard_before_stop,
         "expected_errors": dict(tally.expected),
         "unexpected_errors": dict(tally.unexpected),
         "rss_mb": {"start": samples[0].rss_mb, "after_warm_up": warm[0].rss_mb, "end": final.rss_mb},

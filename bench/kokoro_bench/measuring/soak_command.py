@@ -47,6 +47,9 @@ def run(
     minutes: Annotated[float, typer.Option(help="How long to run (it stops by itself).")] = 10.0,
     sessions: Annotated[int, typer.Option(help="Concurrent clients.")] = 4,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the report (and samples) here.")] = None,
+    terminated: Annotated[
+        bool, typer.Option(help="Also stop renders while they run (a cancel, a client gone): 2 runs in 6.")
+    ] = False,
 ) -> None:
     """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, errors."""
     offline_environment()
@@ -59,7 +62,7 @@ def run(
                 "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
             ) as (url, proc),
         ):
-            report = asyncio.run(soak(url, proc.pid, minutes, sessions))
+            report = asyncio.run(soak(url, proc.pid, minutes, sessions, terminated=terminated))
     except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
         raise typer.Exit(2) from None

@@ -28,6 +28,7 @@ from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
+from .pace_report import markdown as pace_markdown
 from .simulated_report import load_runs as load_simulated_runs
 from .simulated_report import markdown as simulated_markdown
 from .soak_report import rendered_pages
@@ -228,6 +229,7 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
             "",
         ]
     out += simulated_markdown(load_simulated_runs())
+    out += pace_markdown()
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -3,16 +3,23 @@
 Loaded with an explicit config and weights file, so the Hugging Face hub is never contacted. The forward
 pass is ``KModel.forward_with_tokens`` in two stages, the durations and the decoder, so that a cancel
 stops it between them (docs/decisions/120-cancel-the-running-inference.md).
+
+:meth:`TorchBackend.infer_batch` speaks several rows in one pass, each as it would be alone
+(:mod:`.batched_forward`, docs/decisions/125-batched-synthesis.md).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from kokoro import KModel
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import CancelToken, Inference
+from kokoro_server.engine import batched_forward
+from kokoro_server.engine.backend import CancelToken, Inference, RenderCancelled
+from kokoro_server.engine.batch import BatchRow, frame_groups
 from kokoro_server.engine.tokens import frames_per_character, token_ids
 
 
@@ -43,6 +50,63 @@ class TorchBackend:
             audio=audio.reshape(-1).float().cpu().numpy(),
             frames=frames_per_character(phonemes, self._model.vocab, pred_dur.cpu().numpy()),
         )
+
+    def infer_batch(
+        self, rows: Sequence[BatchRow], cancels: Sequence[CancelToken | None]
+    ) -> list[Inference | RenderCancelled]:
+        """Durations for all ``rows`` in one pass, then the decoder in passes of rows of similar frames
+        (:func:`~kokoro_server.engine.batch.frame_groups`); a row whose token is cancelled before its
+        decoder pass is dropped from it. Each row's frames and sample count are exactly what :meth:`infer`
+        gives it, its audio within the tolerance of docs/decisions/125-batched-synthesis.md when
+        ``row.seed`` seeds the global generator before :meth:`infer`."""
+        if len(rows) != len(cancels):
+            raise ValueError("one cancel token (or None) per row")
+        outcomes: list[Inference | RenderCancelled] = [RenderCancelled("the render was cancelled")] * len(rows)
+        live = [i for i, token in enumerate(cancels) if token is None or not token.cancelled]
+        if not live:
+            return outcomes
+        vocab = self._model.vocab
+        seeds = [self._seed(rows[i].seed) for i in live]
+        token_rows = [[0, *token_ids(rows[i].phonemes, vocab), 0] for i in live]
+        lengths = torch.tensor([len(t) for t in token_rows], dtype=torch.long, device=self._device)
+        ids = torch.zeros((len(live), int(lengths.max())), dtype=torch.long, device=self._device)
+        for row, tokens in enumerate(token_rows):
+            ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+        styles = np.stack([np.asarray(rows[i].style, dtype=np.float32).reshape(STYLE_DIM) for i in live])
+        ref_s = torch.from_numpy(styles).to(self._device)
+        speed = torch.tensor([float(rows[i].speed) for i in live], device=self._device)
+        with torch.inference_mode():
+            pred_dur, d = batched_forward.durations(self._model, ids, lengths, ref_s, speed)
+            frames = pred_dur.sum(dim=1).tolist()
+            for group in frame_groups(frames):
+                group = [row for row in group if not _cancelled(cancels[live[row]])]
+                if not group:
+                    continue
+                pick = torch.tensor(group, device=self._device)
+                longest = int(lengths[pick].max())
+                audio = batched_forward.decode(
+                    self._model,
+                    ids[pick, :longest],
+                    lengths[pick],
+                    ref_s[pick],
+                    d[pick, :longest],
+                    pred_dur[pick, :longest],
+                    [seeds[row] for row in group],
+                )
+                for row, wave in zip(group, audio, strict=True):
+                    index = live[row]
+                    outcomes[index] = Inference(
+                        audio=wave.float().cpu().numpy(),
+                        frames=frames_per_character(
+                            rows[index].phonemes, vocab, pred_dur[row, : int(lengths[row])].cpu().numpy()
+                        ),
+                    )
+        return outcomes
+
+    @staticmethod
+    def _seed(seed: int | None) -> int:
+        """The row's seed, or one drawn from the global generator (a batch-1 render draws from it too)."""
+        return int(torch.randint(0, 2**62, (1,)).item()) if seed is None else seed
 
     def _lengths_and_mask(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """KModel's input lengths and padding mask for one unpadded sequence (the mask is all False)."""
@@ -75,3 +139,7 @@ class TorchBackend:
         f0, noise = m.predictor.F0Ntrain(d.transpose(-1, -2) @ alignment, ref_s[:, 128:])
         asr = m.text_encoder(ids, lengths, mask) @ alignment
         return m.decoder(asr, f0, noise, ref_s[:, :128])
+
+
+def _cancelled(token: CancelToken | None) -> bool:
+    return token is not None and token.cancelled

@@ -28,6 +28,12 @@ def serve(
     device: Annotated[str, typer.Option(envvar="KOKORO_DEVICE", help="cpu or cuda.")] = "cpu",
     threads: Annotated[int, typer.Option(envvar="KOKORO_THREADS", help="Threads per inference, 0 = all cores.")] = 0,
     workers: Annotated[int, typer.Option(envvar="KOKORO_WORKERS", help="Concurrent inferences.")] = 1,
+    max_batch: Annotated[
+        int, typer.Option(envvar="KOKORO_MAX_BATCH", help="Pieces per forward pass (torch engine); 1 = off.")
+    ] = 1,
+    batch_wait_ms: Annotated[
+        float, typer.Option(envvar="KOKORO_BATCH_WAIT_MS", help="Milliseconds a batch waits to fill.")
+    ] = 2.0,
     voice: Annotated[str, typer.Option(envvar="KOKORO_VOICE", help="Default voice.")] = DEFAULT_VOICE,
     trim: Annotated[bool, typer.Option(envvar="KOKORO_TRIM", help="Trim silence at piece edges.")] = True,
     onnx_model: Annotated[PathOpt, typer.Option(envvar="KOKORO_ONNX_MODEL")] = None,
@@ -90,6 +96,8 @@ def serve(
             device=device,
             threads=threads,
             workers=workers,
+            max_batch=max_batch,
+            batch_wait_ms=batch_wait_ms,
             voice=voice,
             trim=trim,
             warm_up_text=warm_up_text,

@@ -17,7 +17,8 @@ import time
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.backend import CancelToken
+from kokoro_server.engine.backend import CancelToken, RenderCancelled
+from kokoro_server.engine.batch import token_bucket
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
@@ -38,7 +39,9 @@ class SpeechRuntime:
     def __init__(self, settings: ServerSettings, assets: ModelAssets):
         self.settings = settings
         self.assets = assets
-        self.scheduler = Scheduler(settings.workers)
+        self.scheduler = Scheduler(
+            settings.workers, max_batch=settings.max_batch, batch_wait_s=settings.batch_wait_ms / 1000
+        )
         self.g2p = Scheduler(1, name="g2p")  # misaki is not thread-safe: one thread reads every text
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
@@ -61,6 +64,8 @@ class SpeechRuntime:
             default_voice=s.voice,
             trim=s.trim,
         )
+        if s.max_batch > 1 and not synthesizer.can_batch:
+            log.warning("--max-batch %d: the %s engine does not batch, each piece runs alone", s.max_batch, s.engine)
         self.pace = synthesizer.warm_up(s.warm_up_text)
         self.meter.baseline = self.pace
         log.info(
@@ -111,6 +116,9 @@ class SpeechRuntime:
         records nothing of it (docs/decisions/120-cancel-the-running-inference.md)."""
         synth = self._synth()
         token = cancel or CancelToken()
+        if self.scheduler.max_batch > 1 and synth.can_batch:
+            key = token_bucket(len(chunk.phonemes))
+            return await self.scheduler.run_batched(self._render_batch, chunk, key, clock, token)
 
         def render() -> Rendered:
             start = time.perf_counter()
@@ -119,6 +127,18 @@ class SpeechRuntime:
             return rendered
 
         return await self.scheduler.run(render, clock, token)
+
+    def _render_batch(self, chunks: list[Chunk], tokens: list[CancelToken]) -> list[Rendered | RenderCancelled]:
+        """Several sessions' chunks in one pass (docs/decisions/125-batched-synthesis.md). The meter gets one
+        timing per chunk spoken, the pass's time shared in proportion to audio: what admission's capacity
+        and the advertised pace then measure is the batched throughput."""
+        start = time.perf_counter()
+        outs = self._synth().render_batch(chunks, tokens)
+        spent = time.perf_counter() - start
+        heard = [len(out.audio) / SAMPLE_RATE for out in outs if isinstance(out, Rendered)]
+        for audio_s in heard:
+            self.meter.observe(Timing(spent * audio_s / max(sum(heard), 1e-9), audio_s))
+        return outs
 
     def close(self) -> None:
         """Cancel queued G2P and synthesis and stop the running renders; a G2P call still running is

@@ -23,6 +23,8 @@ from speech_protocol.browser_access import (
 )
 
 DEFAULT_VOICE = "af_heart"
+MAX_BATCH = 64
+MAX_BATCH_WAIT_MS = 100.0  # a batch that waits longer delays every first piece in it
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,10 @@ class ServerSettings:
     device: str = "cpu"  # cpu | cuda
     threads: int = 0  # intra-op threads per inference; 0 = the runtime's default (all cores)
     workers: int = 1  # concurrent inferences; more only helps on a GPU
+    # Pieces of different sessions spoken in one forward pass (torch engine; 1 = each alone, as the ONNX
+    # engine always does), and how long a batch waits to fill (docs/decisions/125-batched-synthesis.md).
+    max_batch: int = 1
+    batch_wait_ms: float = 2.0
     voice: str = DEFAULT_VOICE
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
@@ -59,6 +65,8 @@ class ServerSettings:
             raise ValueError(f"port: {self.port} is out of range")
         if self.workers < 1 or self.threads < 0 or self.max_pending < 1:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
+        if not 1 <= self.max_batch <= MAX_BATCH or not 0 <= self.batch_wait_ms <= MAX_BATCH_WAIT_MS:
+            raise ValueError(f"max_batch must be 1..{MAX_BATCH} and batch_wait_ms 0..{MAX_BATCH_WAIT_MS:g}")
         if self.max_sessions is not None and self.max_sessions < 1:
             raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
         if not 0 <= self.simulate_rtf <= MAX_SIMULATED_RTF:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F  # noqa: N812 - torch's own convention
 from kokoro import KModel
-from kokoro.istftnet import AdaIN1d, AdaINResBlock1, AdainResBlk1d, Decoder, Generator, SourceModuleHnNSF
+from kokoro.istftnet import AdaIN1d, AdainResBlk1d, AdaINResBlock1, Decoder, Generator, SourceModuleHnNSF
 from kokoro.modules import ProsodyPredictor
 from torch import nn
 
@@ -44,7 +44,9 @@ def _lstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor
 
 def _conv_length(conv: nn.Conv1d | nn.ConvTranspose1d, lengths: torch.Tensor) -> torch.Tensor:
     """Each row's output length through ``conv``, as it would be for the row alone."""
-    (k,), (s,), (p,), (d,) = conv.kernel_size, conv.stride, conv.padding, conv.dilation
+    if isinstance(conv.padding, str):
+        raise ValueError("Kokoro's convolutions have numeric padding")
+    k, s, p, d = conv.kernel_size[0], conv.stride[0], conv.padding[0], conv.dilation[0]
     if isinstance(conv, nn.ConvTranspose1d):
         return (lengths - 1) * s - 2 * p + d * (k - 1) + conv.output_padding[0] + 1
     return (lengths + 2 * p - d * (k - 1) - 1) // s + 1
@@ -63,7 +65,9 @@ def _adain(norm: AdaIN1d, x: torch.Tensor, s: torch.Tensor, mask: torch.Tensor) 
     return (1 + gamma) * normed + beta
 
 
-def _resblk(block: AdainResBlk1d, x: torch.Tensor, s: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _resblk(
+    block: AdainResBlk1d, x: torch.Tensor, s: torch.Tensor, lengths: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``AdainResBlk1d.forward`` masked; returns the output and its lengths (doubled by an upsampling block)."""
     upsampled = block.upsample_type != "none"
     out_lengths = lengths * 2 if upsampled else lengths

@@ -19,12 +19,15 @@ from kokoro import KModel
 from kokoro_server.assets import STYLE_DIM, ModelAssets
 from kokoro_server.engine import batched_forward
 from kokoro_server.engine.backend import CancelToken, Inference, RenderCancelled
-from kokoro_server.engine.batch import BatchRow, frame_groups
+from kokoro_server.engine.batch import FRAME_BUCKET_RATIO, MAX_BATCH_FRAMES, BatchRow, frame_groups
 from kokoro_server.engine.tokens import frames_per_character, token_ids
 
 
 class TorchBackend:
     name = "torch"
+    # How infer_batch groups rows for the decoder (kokoro_server.engine.batch.frame_groups).
+    frame_ratio = FRAME_BUCKET_RATIO
+    max_frames = MAX_BATCH_FRAMES
 
     def __init__(self, assets: ModelAssets, *, device: str = "cpu", threads: int = 0):
         if device == "cuda" and not torch.cuda.is_available():
@@ -78,7 +81,7 @@ class TorchBackend:
         with torch.inference_mode():
             pred_dur, d = batched_forward.durations(self._model, ids, lengths, ref_s, speed)
             frames = pred_dur.sum(dim=1).tolist()
-            for group in frame_groups(frames):
+            for group in frame_groups(frames, max_frames=self.max_frames, ratio=self.frame_ratio):
                 group = [row for row in group if not _cancelled(cancels[live[row]])]
                 if not group:
                     continue

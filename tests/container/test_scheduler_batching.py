@@ -14,7 +14,9 @@ import threading
 import pytest
 
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
+from kokoro_server.engine.batch import frame_groups, token_bucket
 from kokoro_server.scheduler import PlaybackClock, Scheduler
+from kokoro_server.settings import ServerSettings
 
 LONG_WAIT_S = 600.0
 
@@ -177,3 +179,20 @@ async def test_a_job_submitted_after_close_is_cancelled():
 def test_batch_settings_are_checked(max_batch: int, wait_s: float):
     with pytest.raises(ValueError):
         Scheduler(workers=1, max_batch=max_batch, batch_wait_s=wait_s)
+
+
+def test_token_buckets_are_powers_of_two_from_16():
+    assert [token_bucket(n) for n in (1, 16, 17, 100, 510)] == [16, 16, 32, 128, 512]
+
+
+def test_frame_groups_bound_the_ratio_and_the_padded_frames():
+    frames = [100, 400, 120, 140, 90]
+    assert frame_groups(frames, max_frames=10_000, ratio=1.5) == [[4, 0, 2], [3], [1]]
+    assert frame_groups(frames, max_frames=300, ratio=1.5) == [[4, 0], [2, 3], [1]]
+    assert frame_groups([20_000], max_frames=300) == [[0]]  # longer than the bound alone: still spoken
+
+
+@pytest.mark.parametrize("bad", [{"max_batch": 0}, {"max_batch": 65}, {"batch_wait_ms": -1.0}, {"batch_wait_ms": 1e3}])
+def test_server_settings_refuse_batching_out_of_range(bad: dict):
+    with pytest.raises(ValueError, match="max_batch"):
+        ServerSettings(**bad)

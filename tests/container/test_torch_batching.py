@@ -128,7 +128,16 @@ def test_a_server_batching_across_sessions_answers_each(weights):
     """Three requests at once on a server with --max-batch 4: each gets its own speech."""
     texts = ("Hello there.", "Yes, of course I can.", "The quick brown fox jumps over the lazy dog.")
     with model_server_process(
-        "torch", "--torch-model", str(weights), "--warm-up-text", "Hi.", "--max-batch", "4", timeout_s=SERVER_START_S
+        "torch",
+        "--torch-model",
+        str(weights),
+        "--warm-up-text",
+        "Hi.",
+        "--max-batch",
+        "4",
+        "--max-sessions",
+        "3",
+        timeout_s=SERVER_START_S,
     ) as url:
         before = httpx.get(f"{url}/ping").json()["renders"]
 

@@ -125,8 +125,9 @@ def test_a_batch_needs_one_token_per_row(backend, rows):
 
 
 def test_a_server_batching_across_sessions_answers_each(weights):
-    """Three requests at once on a server with --max-batch 4: each gets its own speech."""
-    texts = ("Hello there.", "Yes, of course I can.", "The quick brown fox jumps over the lazy dog.")
+    """Three requests at once on a server with --max-batch 4: each gets its own speech. The texts are of one
+    length bucket (22-23 phonemes), so the ones queued together share a batch."""
+    texts = ("Hello there, my friend.", "Yes, of course I can.", "The train leaves at nine.")
     with model_server_process(
         "torch",
         "--torch-model",
@@ -150,5 +151,5 @@ def test_a_server_batching_across_sessions_answers_each(weights):
         responses = asyncio.run(speak_all())
         assert [r.status_code for r in responses] == [200, 200, 200]
         lengths = [len(r.content) for r in responses]
-        assert all(n > 0 for n in lengths) and lengths[0] < lengths[2]
+        assert all(n > 0 for n in lengths)
         assert httpx.get(f"{url}/ping").json()["renders"] == before + 3  # one timing per piece spoken

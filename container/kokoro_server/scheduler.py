@@ -213,7 +213,11 @@ class Scheduler:
                 wait_s = fill_until - time.monotonic()
                 # Anything else queued (of another key: this key's are in the batch) is work the worker
                 # would idle in front of: the batch runs now, and that job right after it.
-                if len(batch) >= self.max_batch or self._closed or self._heap or wait_s <= 0:
+                if self._closed:  # while the batch waited: its jobs go as queued ones do
+                    for job in batch:
+                        _call_soon(job.loop, job.future.cancel)
+                    return None
+                if len(batch) >= self.max_batch or self._heap or wait_s <= 0:
                     return batch
                 self._ready.wait(wait_s)
 

@@ -39,11 +39,18 @@ def buffered(seconds: float) -> PlaybackClock:
     return clock
 
 
+async def _taken(scheduler: Scheduler) -> None:
+    """Until the worker has taken every queued job (it then fills its batch, or runs it)."""
+    await asyncio.sleep(0.005)  # the tasks just created have queued their jobs
+    while scheduler._heap:  # noqa: SLF001 - the queue itself: what this waits on
+        await asyncio.sleep(0.005)
+
+
 async def _busy(scheduler: Scheduler) -> tuple[threading.Event, asyncio.Future]:
     """Hold the only worker on a gate until it is set."""
     gate = threading.Event()
     blocker = asyncio.ensure_future(scheduler.run(gate.wait))
-    await asyncio.sleep(0.05)
+    await _taken(scheduler)
     return gate, blocker
 
 
@@ -87,7 +94,7 @@ async def test_an_urgent_piece_arriving_while_a_batch_fills_waits_at_most_that_b
     runner = Recorder()
     try:
         filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-        await asyncio.sleep(0.05)  # the worker has taken it and waits for more of its key
+        await _taken(scheduler)  # the worker waits for more of its key
         urgent = asyncio.ensure_future(scheduler.run_batched(runner, 2, "short", PlaybackClock()))
         assert await asyncio.gather(filling, urgent) == [2, 4]
         assert runner.batches == [[1], [2]]
@@ -100,7 +107,7 @@ async def test_a_piece_of_the_same_key_arriving_while_a_batch_fills_joins_it():
     runner = Recorder()
     try:
         filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-        await asyncio.sleep(0.05)
+        await _taken(scheduler)
         joining = asyncio.ensure_future(scheduler.run_batched(runner, 2, "long", PlaybackClock()))
         assert await asyncio.gather(filling, joining) == [2, 4]
         assert runner.batches == [[1, 2]]  # full: it ran without waiting out the long wait
@@ -196,3 +203,14 @@ def test_frame_groups_bound_the_ratio_and_the_padded_frames():
 def test_server_settings_refuse_batching_out_of_range(bad: dict):
     with pytest.raises(ValueError, match="max_batch"):
         ServerSettings(**bad)
+
+
+async def test_closing_while_a_batch_waits_to_fill_cancels_it():
+    scheduler = Scheduler(workers=1, max_batch=4, batch_wait_s=LONG_WAIT_S)
+    runner = Recorder()
+    filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
+    await _taken(scheduler)  # the worker waits for more of its key
+    scheduler.close()
+    with pytest.raises(asyncio.CancelledError):
+        await filling
+    assert runner.batches == [] and not any(t.is_alive() for t in scheduler._threads)  # noqa: SLF001 - the workers themselves

@@ -68,8 +68,9 @@ def speak(backend: TorchBackend, rows: list[BatchRow], max_batch: int) -> dict:
     """Wall time and audio for all ``rows``, each alone (``max_batch`` 1, :meth:`TorchBackend.infer`) or in
     batches (:meth:`TorchBackend.infer_batch`)."""
     samples = 0
+    grouped = batches(rows, max_batch)
     start = time.perf_counter()
-    for batch in batches(rows, max_batch):
+    for batch in grouped:
         if max_batch == 1:
             samples += len(backend.infer(batch[0].phonemes, batch[0].style, batch[0].speed).audio)
         else:
@@ -80,6 +81,7 @@ def speak(backend: TorchBackend, rows: list[BatchRow], max_batch: int) -> dict:
     return {
         "max_batch": max_batch,
         "pieces": len(rows),
+        "batches": len(grouped),
         "audio_s": round(audio_s, 2),
         "wall_s": round(wall_s, 3),
         "audio_s_per_s": round(audio_s / wall_s, 3),
@@ -113,8 +115,8 @@ def batching(
     json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path(
         "bench/results/batching.json"
     ),
-    pieces_n: Annotated[int, typer.Option("--pieces", help="Pieces spoken per setting (concurrent sessions).")] = 6,
-    max_batch: Annotated[str, typer.Option(help="Batch sizes to compare, e.g. 1,6 (1 = each alone).")] = "1,6",
+    pieces_n: Annotated[int, typer.Option("--pieces", help="Pieces spoken per setting (concurrent sessions).")] = 8,
+    max_batch: Annotated[str, typer.Option(help="Batch sizes to compare, e.g. 1,8 (1 = each alone).")] = "1,8",
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     threads: Annotated[int, typer.Option(help="Threads per inference, 0 = all cores.")] = 0,
     rounds: Annotated[int, typer.Option(help="Rounds of every setting, interleaved; the best round counts.")] = 1,
@@ -148,7 +150,8 @@ def batching(
     for size in sizes:
         f = runs[size]
         typer.echo(
-            f"max_batch {size:3}: {f['pieces']} pieces, {f['audio_s']:.1f} s of audio in {f['wall_s']:.2f} s: "
+            f"max_batch {size:3}: {f['pieces']} pieces in {f['batches']} batches, {f['audio_s']:.1f} s of audio in "
+            f"{f['wall_s']:.2f} s: "
             f"{f['audio_s_per_s']:.2f} audio-s/s, rtf {f['rtf']:.3f}"
         )
     figures = {

@@ -64,20 +64,13 @@ class TorchBackend:
         ``row.seed`` seeds the global generator before :meth:`infer`."""
         if len(rows) != len(cancels):
             raise ValueError("one cancel token (or None) per row")
-        outcomes: list[Inference | RenderCancelled] = [RenderCancelled("the render was cancelled")] * len(rows)
-        live = [i for i, token in enumerate(cancels) if token is None or not token.cancelled]
+        outcomes: list[Inference | RenderCancelled] = [RenderCancelled("the render was cancelled") for _ in rows]
+        live = [i for i, token in enumerate(cancels) if not _cancelled(token)]
         if not live:
             return outcomes
         vocab = self._model.vocab
         seeds = [self._seed(rows[i].seed) for i in live]
-        token_rows = [[0, *token_ids(rows[i].phonemes, vocab), 0] for i in live]
-        lengths = torch.tensor([len(t) for t in token_rows], dtype=torch.long, device=self._device)
-        ids = torch.zeros((len(live), int(lengths.max())), dtype=torch.long, device=self._device)
-        for row, tokens in enumerate(token_rows):
-            ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
-        styles = np.stack([np.asarray(rows[i].style, dtype=np.float32).reshape(STYLE_DIM) for i in live])
-        ref_s = torch.from_numpy(styles).to(self._device)
-        speed = torch.tensor([float(rows[i].speed) for i in live], device=self._device)
+        ids, lengths, ref_s, speed = self._padded([rows[i] for i in live])
         with torch.inference_mode():
             pred_dur, d = batched_forward.durations(self._model, ids, lengths, ref_s, speed)
             frames = pred_dur.sum(dim=1).tolist()
@@ -105,6 +98,17 @@ class TorchBackend:
                         ),
                     )
         return outcomes
+
+    def _padded(self, rows: Sequence[BatchRow]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The rows' token ids padded with 0 ``[B, T]``, their lengths (pads included), styles and speeds."""
+        token_rows = [[0, *token_ids(row.phonemes, self._model.vocab), 0] for row in rows]
+        lengths = torch.tensor([len(t) for t in token_rows], dtype=torch.long, device=self._device)
+        ids = torch.zeros((len(rows), int(lengths.max())), dtype=torch.long, device=self._device)
+        for i, tokens in enumerate(token_rows):
+            ids[i, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+        styles = np.stack([np.asarray(row.style, dtype=np.float32).reshape(STYLE_DIM) for row in rows])
+        speed = torch.tensor([float(row.speed) for row in rows], device=self._device)
+        return ids, lengths, torch.from_numpy(styles).to(self._device), speed
 
     @staticmethod
     def _seed(seed: int | None) -> int:

@@ -99,7 +99,10 @@ class Synthesizer:
             raise TypeError(f"the {self.backend.name} backend does not batch")
         rows = [BatchRow(c.phonemes, c.voice.style_for(len(c.phonemes)), c.speed) for c in chunks]
         outs = self.backend.infer_batch(rows, cancels)
-        return [out if isinstance(out, RenderCancelled) else self._rendered(c, out) for c, out in zip(chunks, outs)]
+        return [
+            out if isinstance(out, RenderCancelled) else self._rendered(c, out)
+            for c, out in zip(chunks, outs, strict=True)
+        ]
 
     def _rendered(self, chunk: Chunk, out: Inference) -> Rendered:
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))

@@ -15,16 +15,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Knobs (environment), for a shorter run or a smoke test of this script on a CPU (DEVICE=cpu).
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-bench/results/gpu}
+DEVICE=${DEVICE:-cuda}
 BATCH=${BATCH:-16}
+SIZES=${SIZES:-1,8,16,32,64}
+PIECES=${PIECES:-64}
+CORES=(${CORES:-all 0-3})
+TEXTS=${TEXTS:-typical}
 LADDER=${LADDER:-1,2,4,8,16,32,48,64,96,128}
-FURTHER=(${FURTHER:-192 256 384 512 768 1024})
+FURTHER=(${FURTHER-192 256 384 512 768 1024})
+SERVER_ARGS=(${SERVER_ARGS:-})
 P95_LIMIT_S=0.3
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 export PYTHONPATH="$PWD/container:$PWD/agent:$PWD/speech_protocol:$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [ "$DEVICE" = cuda ]; then CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); else CARD=cpu; fi
 echo "card: $CARD, cores: $(nproc)"
 mkdir -p "$OUT"
 WEIGHTS=${KOKORO_TORCH_MODEL:-}
@@ -36,9 +43,9 @@ fi
 pin_for() { [ "$1" = all ] && echo "" || echo "taskset -c $1"; }
 
 # 1. the engine alone against batched, in process
-for cores in all 0-3; do
-    $(pin_for "$cores") "$PY" -m bench.batching --device cuda --torch-model "$WEIGHTS" --pieces 64 \
-        --max-batch "1,8,16,32,64" --rounds 2 --json "$OUT/batching_engine_${cores}.json"
+for cores in "${CORES[@]}"; do
+    $(pin_for "$cores") "$PY" -m bench.batching --device "$DEVICE" --torch-model "$WEIGHTS" --pieces "$PIECES" \
+        --max-batch "$SIZES" --rounds 2 --json "$OUT/batching_engine_${cores}.json"
 done
 
 # the largest session count of a ladder file whose first-audio p95 is within the limit (0 if none)
@@ -52,12 +59,13 @@ EOF
 
 # 2. the server's ladder: batching off and on, all cores and 4
 PORT=18090
-for cores in all 0-3; do
+for cores in "${CORES[@]}"; do
     for max_batch in 1 "$BATCH"; do
         name="ladder_${cores}_batch${max_batch}"
         log="$OUT/$name.server.log"
-        $(pin_for "$cores") "$PY" -m kokoro_server --engine torch --device cuda --torch-model "$WEIGHTS" \
-            --max-batch "$max_batch" --max-sessions 4096 --max-connections 8192 --port "$PORT" >"$log" 2>&1 &
+        $(pin_for "$cores") "$PY" -m kokoro_server --engine torch --device "$DEVICE" --torch-model "$WEIGHTS" \
+            --max-batch "$max_batch" --max-sessions 4096 --max-connections 8192 --port "$PORT" "${SERVER_ARGS[@]}" \
+            >"$log" 2>&1 &
         server=$!
         until curl -sf "http://127.0.0.1:$PORT/ping" >/dev/null; do
             kill -0 "$server" 2>/dev/null || { echo "server died: see $log"; exit 1; }
@@ -65,7 +73,7 @@ for cores in all 0-3; do
         done
         url="http://127.0.0.1:$PORT"
         run_ladder() {  # $1: session counts, $2: json file
-            "$PY" -m bench --server-url "$url" --engine torch --device cuda --texts typical --sweep-words '' \
+            "$PY" -m bench --server-url "$url" --engine torch --device "$DEVICE" --texts "$TEXTS" --sweep-words '' \
                 --repeats 1 --concurrency "$1" --json "$2"
         }
         run_ladder "$LADDER" "$OUT/$name.json"

@@ -7,7 +7,8 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
-``g2p``, ``g2p-fairness``, ``normalization``, ``openai-api`` and ``pieces`` (what one part costs); each takes ``--help``.
+``g2p``, ``g2p-fairness``, ``normalization``, ``openai-api``, ``pieces`` and
+``batching`` (what one part costs); each takes ``--help``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from kokoro_server.settings import offline_environment
 from .errors import BenchError
 from .interruption import interruptible
 from .measuring import (
+    batching,
     g2p,
     g2p_fairness,
     interrupt,
@@ -98,3 +100,4 @@ app.command("g2p-fairness")(g2p_fairness.main)
 app.command("normalization")(normalization.main)
 app.command("openai-api")(openai_api.openai_api)
 app.command("pieces")(piece_render.pieces)
+app.command("batching")(batching.batching)

@@ -33,6 +33,12 @@ def serve(
     g2p_workers: Annotated[
         int, typer.Option(envvar="KOKORO_G2P_WORKERS", help="G2P processes; 0 = half the cores, 1 to 4.")
     ] = 0,
+    max_batch: Annotated[
+        int, typer.Option(envvar="KOKORO_MAX_BATCH", help="Pieces per forward pass (torch engine); 1 = off.")
+    ] = 1,
+    batch_wait_ms: Annotated[
+        float, typer.Option(envvar="KOKORO_BATCH_WAIT_MS", help="Milliseconds a batch waits to fill.")
+    ] = 2.0,
     voice: Annotated[str, typer.Option(envvar="KOKORO_VOICE", help="Default voice.")] = DEFAULT_VOICE,
     trim: Annotated[bool, typer.Option(envvar="KOKORO_TRIM", help="Trim silence at piece edges.")] = True,
     onnx_model: Annotated[PathOpt, typer.Option(envvar="KOKORO_ONNX_MODEL")] = None,
@@ -96,6 +102,8 @@ def serve(
             threads=threads,
             workers=workers,
             g2p_workers=g2p_workers,
+            max_batch=max_batch,
+            batch_wait_ms=batch_wait_ms,
             voice=voice,
             trim=trim,
             warm_up_text=warm_up_text,

@@ -18,7 +18,8 @@ import time
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.backend import CancelToken
+from kokoro_server.engine.backend import CancelToken, RenderCancelled
+from kokoro_server.engine.batch import token_bucket
 from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.reading import Reading
 from kokoro_server.engine.registry import load_backend
@@ -41,7 +42,9 @@ class SpeechRuntime:
     def __init__(self, settings: ServerSettings, assets: ModelAssets):
         self.settings = settings
         self.assets = assets
-        self.scheduler = Scheduler(settings.workers)
+        self.scheduler = Scheduler(
+            settings.workers, max_batch=settings.max_batch, batch_wait_s=settings.batch_wait_ms / 1000
+        )
         self.g2p_workers = settings.g2p_workers or default_workers()
         self.g2p = Scheduler(self.g2p_workers, name="g2p")  # one thread per G2P process (misaki: not thread-safe)
         self.g2p_pool: G2PPool | None = None  # started with the model's load
@@ -67,6 +70,8 @@ class SpeechRuntime:
             default_voice=s.voice,
             trim=s.trim,
         )
+        if s.max_batch > 1 and not synthesizer.can_batch:
+            log.warning("--max-batch %d: the %s engine does not batch, each piece runs alone", s.max_batch, s.engine)
         self.pace = synthesizer.warm_up(s.warm_up_text)
         self.meter.baseline = self.pace
         self.g2p_pool.wait_ready()
@@ -128,6 +133,9 @@ class SpeechRuntime:
         records nothing of it (docs/decisions/120-cancel-the-running-inference.md)."""
         synth = self._synth()
         token = cancel or CancelToken()
+        if self.scheduler.max_batch > 1 and synth.can_batch:
+            key = token_bucket(len(chunk.phonemes))
+            return await self.scheduler.run_batched(self._render_batch, chunk, key, clock, token)
 
         def render() -> Rendered:
             start = time.perf_counter()
@@ -136,6 +144,18 @@ class SpeechRuntime:
             return rendered
 
         return await self.scheduler.run(render, clock, token)
+
+    def _render_batch(self, chunks: list[Chunk], tokens: list[CancelToken]) -> list[Rendered | RenderCancelled]:
+        """Several sessions' chunks in one pass (docs/decisions/125-batched-synthesis.md). The meter gets one
+        timing per chunk spoken, the pass's time shared in proportion to audio: what admission's capacity
+        and the advertised pace then measure is the batched throughput."""
+        start = time.perf_counter()
+        outs = self._synth().render_batch(chunks, tokens)
+        spent = time.perf_counter() - start
+        heard = [len(out.audio) / SAMPLE_RATE for out in outs if isinstance(out, Rendered)]
+        for audio_s in heard:
+            self.meter.observe(Timing(spent * audio_s / max(sum(heard), 1e-9), audio_s))
+        return outs
 
     def close(self) -> None:
         """End the G2P processes, cancel queued G2P and synthesis and stop the running renders."""

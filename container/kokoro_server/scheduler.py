@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import itertools
-import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -54,10 +54,27 @@ class PlaybackClock:
 class _Job:
     deadline: float
     seq: int
-    fn: Callable[[], Any] = field(compare=False)
+    fn: Callable[[], Any] | None = field(compare=False)  # None for a batchable job: its runner runs it
     future: asyncio.Future = field(compare=False)
     loop: asyncio.AbstractEventLoop = field(compare=False)
     cancel: CancelToken = field(compare=False)
+    # Batchable jobs: the runner that takes several items at once, the item, and the key of the jobs it may
+    # share a batch with (the same runner and key).
+    runner: BatchRunner | None = field(default=None, compare=False)
+    item: Any = field(default=None, compare=False)
+    key: Hashable = field(default=None, compare=False)
+
+    @property
+    def dropped(self) -> bool:
+        return self.future.cancelled() or self.cancel.cancelled
+
+    def joins(self, head: _Job) -> bool:
+        return self.runner is not None and self.runner is head.runner and self.key == head.key
+
+
+# A batch's work: the items and their tokens in, one outcome per item out (its result, or the exception
+# its caller gets).
+BatchRunner = Callable[[list[Any], list[CancelToken]], list[Any]]
 
 
 def _abandon(future: asyncio.Future) -> None:
@@ -76,12 +93,27 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
 
 
 class Scheduler:
-    """Earliest-deadline-first queue in front of ``workers`` threads; owned by the app's lifespan."""
+    """Earliest-deadline-first queue in front of ``workers`` threads; owned by the app's lifespan.
 
-    def __init__(self, workers: int = 1, name: str = "synth"):
+    With ``max_batch`` > 1, a worker that takes a batchable job (:meth:`run_batched`) fills a batch with up
+    to ``max_batch - 1`` more queued jobs of the same key, most urgent first, waiting at most
+    ``batch_wait_s`` for them to arrive, never past the head's own deadline (a new session's first piece
+    is due on arrival: its batch does not wait) and only while nothing else is queued: a job of another key
+    that arrives (a first piece, a session about to starve) ends the wait and runs next, so an urgent job
+    is held back by at most one batch (docs/decisions/125-batched-synthesis.md). With ``max_batch`` 1 every job runs alone,
+    in deadline order, as it always has.
+    """
+
+    def __init__(self, workers: int = 1, name: str = "synth", *, max_batch: int = 1, batch_wait_s: float = 0.0):
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        self._queue: queue.PriorityQueue[_Job | tuple[float, int, None]] = queue.PriorityQueue()
+        if max_batch < 1 or batch_wait_s < 0:
+            raise ValueError("max_batch must be at least 1 and batch_wait_s at least 0")
+        self.max_batch = max_batch
+        self.batch_wait_s = batch_wait_s
+        self._heap: list[_Job] = []
+        self._ready = threading.Condition()
+        self._closed = False
         self._seq = itertools.count()
         self._running: dict[int, _Job] = {}  # by seq: what the workers are running now, for close()
         self._lock = threading.Lock()
@@ -98,11 +130,40 @@ class Scheduler:
         :class:`RenderCancelled` at once and the job is dropped if still queued; if it runs, ``fn`` stops
         where it checks and its outcome is discarded. Cancelling the awaiting task cancels the token too.
         """
+        return await self._submit(fn, None, None, None, clock, cancel)
+
+    async def run_batched(
+        self,
+        runner: BatchRunner,
+        item: Any,
+        key: Hashable,
+        clock: PlaybackClock | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """Run ``runner([item, ...], [token, ...])`` on a worker, ``item`` possibly beside other queued items
+        of the same ``runner`` and ``key``; returns ``item``'s outcome (raises it if it is an exception).
+        Ordering and cancelling as :meth:`run`: a row cancelled while its batch runs is the runner's to drop."""
+        return await self._submit(None, runner, item, key, clock, cancel)
+
+    async def _submit(
+        self,
+        fn: Callable[[], Any] | None,
+        runner: BatchRunner | None,
+        item: Any,
+        key: Hashable,
+        clock: PlaybackClock | None,
+        cancel: CancelToken | None,
+    ) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
         token = cancel or CancelToken()
         deadline = clock.deadline() if clock else time.monotonic()
-        self._queue.put(_Job(deadline, next(self._seq), fn, future, loop, token))
+        with self._ready:
+            if self._closed:
+                future.cancel()  # as a job still queued at close() is
+            else:
+                heapq.heappush(self._heap, _Job(deadline, next(self._seq), fn, future, loop, token, runner, item, key))
+                self._ready.notify_all()
         with token.on_cancel(lambda: _call_soon(loop, _abandon, future)):
             try:
                 return await future
@@ -117,40 +178,90 @@ class Scheduler:
         stopped (G2P) does not hold the process either: SageMaker stops a container with SIGTERM and expects
         it gone within seconds.
         """
-        while True:
-            try:
-                job = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if isinstance(job, _Job):
-                _call_soon(job.loop, job.future.cancel)
+        with self._ready:
+            queued, self._heap = self._heap, []
+            self._closed = True
+            self._ready.notify_all()
+        for job in queued:
+            _call_soon(job.loop, job.future.cancel)
         with self._lock:
             running = list(self._running.values())
         for job in running:
             job.cancel.cancel()
-        for _ in self._threads:
-            self._queue.put((float("inf"), next(self._seq), None))
         deadline = time.monotonic() + wait_s
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
+    def _take(self) -> list[_Job] | None:
+        """The most urgent job that is still wanted, with its batch; None once closed."""
+        with self._ready:
+            while True:
+                while not self._heap and not self._closed:
+                    self._ready.wait()
+                if self._closed:
+                    return None
+                head = heapq.heappop(self._heap)
+                if not head.dropped:
+                    break
+            batch = [head]
+            if head.runner is None or self.max_batch == 1:
+                return batch
+            # Never past the head's own deadline: a first piece (due on arrival) does not wait at all.
+            fill_until = min(time.monotonic() + self.batch_wait_s, head.deadline)
+            while True:
+                self._fill(batch)
+                wait_s = fill_until - time.monotonic()
+                # Anything else queued (of another key: this key's are in the batch) is work the worker
+                # would idle in front of: the batch runs now, and that job right after it.
+                if self._closed:  # while the batch waited: its jobs go as queued ones do
+                    for job in batch:
+                        _call_soon(job.loop, job.future.cancel)
+                    return None
+                if len(batch) >= self.max_batch or self._heap or wait_s <= 0:
+                    return batch
+                self._ready.wait(wait_s)
+
+    def _fill(self, batch: list[_Job]) -> None:
+        """Move queued jobs that join ``batch``'s head into it, most urgent first, up to ``max_batch``; drop
+        cancelled ones on the way. Called with the queue's lock held."""
+        kept: list[_Job] = []
+        for job in sorted(self._heap):
+            if job.dropped:
+                continue
+            if len(batch) < self.max_batch and job.joins(batch[0]):
+                batch.append(job)
+            else:
+                kept.append(job)
+        self._heap = kept  # sorted: a valid heap
+
     def _work(self) -> None:
         while True:
-            job = self._queue.get()
-            if not isinstance(job, _Job):
+            jobs = self._take()
+            if jobs is None:
                 return
-            if job.future.cancelled() or job.cancel.cancelled:
-                continue
             with self._lock:
-                self._running[job.seq] = job
+                self._running.update((job.seq, job) for job in jobs)
             try:
-                result, error = job.fn(), None
-            except Exception as exc:  # handed to the awaiting coroutine, which maps it
-                result, error = None, exc
+                outcomes = self._execute(jobs)
             finally:
                 with self._lock:
-                    del self._running[job.seq]
-            _call_soon(job.loop, _settle, job.future, result, error)
+                    for job in jobs:
+                        del self._running[job.seq]
+            for job, (result, error) in zip(jobs, outcomes, strict=True):
+                _call_soon(job.loop, _settle, job.future, result, error)
+
+    @staticmethod
+    def _execute(jobs: list[_Job]) -> list[tuple[Any, BaseException | None]]:
+        """Each job's result or error: a plain job runs its ``fn``, batchable ones their shared runner."""
+        try:
+            runner, fn = jobs[0].runner, jobs[0].fn
+            if runner is None and fn is not None:
+                return [(fn(), None)]
+            assert runner is not None  # a job has a fn or a runner
+            outcomes = runner([job.item for job in jobs], [job.cancel for job in jobs])
+        except Exception as exc:  # handed to the awaiting coroutines, which map it
+            return [(None, exc)] * len(jobs)
+        return [(None, out) if isinstance(out, BaseException) else (out, None) for out in outcomes]
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., object], *args: Any) -> None:

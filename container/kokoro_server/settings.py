@@ -23,6 +23,8 @@ from speech_protocol.browser_access import (
 )
 
 DEFAULT_VOICE = "af_heart"
+MAX_BATCH = 64
+MAX_BATCH_WAIT_MS = 100.0  # a batch that waits longer delays every first piece in it
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,10 @@ class ServerSettings:
     threads: int = 0  # intra-op threads per inference; 0 = the runtime's default (all cores)
     workers: int = 1  # concurrent inferences; more only helps on a GPU
     g2p_workers: int = 0  # G2P processes; 0 = half the cores, 1 to 4 (kokoro_server.g2p_pool.default_workers)
+    # Pieces of different sessions spoken in one forward pass (torch engine; 1 = each alone, as the ONNX
+    # engine always does), and how long a batch waits to fill (docs/decisions/125-batched-synthesis.md).
+    max_batch: int = 1
+    batch_wait_ms: float = 2.0
     voice: str = DEFAULT_VOICE
     trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
     max_pending: int = 64  # queued utterances per session before the server pushes back
@@ -62,6 +68,8 @@ class ServerSettings:
             raise ValueError("workers and max_pending must be >= 1, threads >= 0")
         if self.g2p_workers < 0:
             raise ValueError("g2p_workers must be >= 1 (or 0: sized to the machine)")
+        if not 1 <= self.max_batch <= MAX_BATCH or not 0 <= self.batch_wait_ms <= MAX_BATCH_WAIT_MS:
+            raise ValueError(f"max_batch must be 1..{MAX_BATCH} and batch_wait_ms 0..{MAX_BATCH_WAIT_MS:g}")
         if self.max_sessions is not None and self.max_sessions < 1:
             raise ValueError("max_sessions must be >= 1 (leave it unset to measure the capacity)")
         if not 0 <= self.simulate_rtf <= MAX_SIMULATED_RTF:

@@ -22,6 +22,9 @@ VARIANT_NAME = "AllTraffic"
 # (001-sagemaker-container-contract.md); a GPU image pulls several GB first. 600 s is the common
 # setting for such containers.
 STARTUP_HEALTH_CHECK_TIMEOUT_S = 600
+# The GPU engine speaks several sessions' pieces in one forward pass (125-batched-synthesis.md). Not yet
+# measured on a GPU (bench/gpu_batching.sh measures them): the ONNX/CPU engine keeps batch 1.
+GPU_BATCHING = {"KOKORO_MAX_BATCH": "16", "KOKORO_BATCH_WAIT_MS": "2"}
 
 
 class ModelEndpoint(Construct):
@@ -41,7 +44,8 @@ class ModelEndpoint(Construct):
             "Model",
             execution_role_arn=self.role.role_arn,
             primary_container=sagemaker.CfnModel.ContainerDefinitionProperty(
-                image=image.image_uri, environment={"KOKORO_VOICE": settings.voice}
+                image=image.image_uri,
+                environment={"KOKORO_VOICE": settings.voice, **(GPU_BATCHING if settings.engine == "torch" else {})},
             ),
             # The image carries its weights and voices; the server never needs the network.
             enable_network_isolation=True,

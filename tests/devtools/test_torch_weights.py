@@ -12,24 +12,20 @@ from pathlib import Path
 import httpx
 import pytest
 import torch
+from rebuilt_weights import CONFIG, rebuild
 from servers import SERVER_START_S, model_server_process
 from speech import assert_heard, misread, transcribe, wer
 
 from kokoro_devtools.torch_weights import PARTS
-from kokoro_devtools.torch_weights.__main__ import convert, fresh_model
-from kokoro_server.assets import ONNX_FILE, PACKAGE_DATA, REPO_ASSETS
+from kokoro_devtools.torch_weights.__main__ import fresh_model
 
-CONFIG = PACKAGE_DATA / "kokoro-82m-config.json"
 SENTENCE = "The museum has twelve rooms and forty paintings on show."
 
 
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, torch.Tensor]], Path]:
     """The rebuilt state dicts, and the .pth file ``python -m kokoro_devtools.torch_weights`` would write."""
-    parts = convert(REPO_ASSETS / ONNX_FILE, CONFIG)
-    path = tmp_path_factory.mktemp("torch-weights") / "kokoro-v1_0.pth"
-    torch.save(parts, path)
-    return parts, path
+    return rebuild(tmp_path_factory.mktemp("torch-weights"))
 
 
 def test_converted_weights_load_strictly_into_kmodel(rebuilt):

@@ -70,10 +70,12 @@ def test_image_uri_skips_the_build_and_is_pulled_from_its_own_repository(prebuil
 
 
 def test_model_is_network_isolated_and_speaks_the_configured_voice(default_build: Synthesized, cpu_build: Synthesized):
-    for build, voice in ((default_build, "af_heart"), (cpu_build, "bf_emma")):
+    """The GPU engine batches sessions' pieces (125-batched-synthesis.md); the CPU one speaks each alone."""
+    gpu = {"KOKORO_VOICE": "af_heart", "KOKORO_MAX_BATCH": "16", "KOKORO_BATCH_WAIT_MS": "2"}
+    for build, environment in ((default_build, gpu), (cpu_build, {"KOKORO_VOICE": "bf_emma"})):
         model = only(build, "AWS::SageMaker::Model")["Properties"]
         assert model["EnableNetworkIsolation"] is True
-        assert model["PrimaryContainer"]["Environment"] == {"KOKORO_VOICE": voice}
+        assert model["PrimaryContainer"]["Environment"] == environment
 
 
 def test_execution_role_holds_exactly_pull_logs_and_metrics(default_build: Synthesized):

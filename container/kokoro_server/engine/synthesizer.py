@@ -15,7 +15,8 @@ import numpy as np
 from misaki.en import MToken
 
 from kokoro_server.audio import cut, speech_bounds
-from kokoro_server.engine.backend import Backend, CancelToken
+from kokoro_server.engine.backend import Backend, CancelToken, Inference, RenderCancelled
+from kokoro_server.engine.batch import BatchBackend, BatchRow
 from kokoro_server.engine.normalize import Normalized
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Phonemizer, Token, chunk_phonemes
@@ -93,7 +94,27 @@ class Synthesizer:
     def render(self, chunk: Chunk, cancel: CancelToken | None = None) -> Rendered:
         """Speak one chunk; raises :class:`~kokoro_server.engine.backend.RenderCancelled` once ``cancel`` is."""
         style = chunk.style.vector_for(len(chunk.phonemes))
-        out = self.backend.infer(chunk.phonemes, style, chunk.speed, cancel)
+        return self._rendered(chunk, self.backend.infer(chunk.phonemes, style, chunk.speed, cancel))
+
+    @property
+    def can_batch(self) -> bool:
+        """Whether the backend speaks several chunks in one pass (:meth:`render_batch`)."""
+        return isinstance(self.backend, BatchBackend)
+
+    def render_batch(self, chunks: list[Chunk], cancels: list[CancelToken]) -> list[Rendered | RenderCancelled]:
+        """Speak ``chunks`` in one pass of a batching backend, each as :meth:`render` would alone
+        (docs/decisions/125-batched-synthesis.md); a chunk whose token is cancelled gets
+        :class:`~kokoro_server.engine.backend.RenderCancelled` instead."""
+        if not isinstance(self.backend, BatchBackend):
+            raise TypeError(f"the {self.backend.name} backend does not batch")
+        rows = [BatchRow(c.phonemes, c.style.vector_for(len(c.phonemes)), c.speed) for c in chunks]
+        outs = self.backend.infer_batch(rows, cancels)
+        return [
+            out if isinstance(out, RenderCancelled) else self._rendered(c, out)
+            for c, out in zip(chunks, outs, strict=True)
+        ]
+
+    def _rendered(self, chunk: Chunk, out: Inference) -> Rendered:
         start, stop = speech_bounds(out.audio) if self.trim else (0, len(out.audio))
         return Rendered(cut(out.audio, start, stop), chunk_spans(chunk.owners, out.frames, start, stop))
 

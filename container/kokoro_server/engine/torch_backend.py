@@ -3,21 +3,31 @@
 Loaded with an explicit config and weights file, so the Hugging Face hub is never contacted. The forward
 pass is ``KModel.forward_with_tokens`` in two stages, the durations and the decoder, so that a cancel
 stops it between them (docs/decisions/120-cancel-the-running-inference.md).
+
+:meth:`TorchBackend.infer_batch` speaks several rows in one pass, each as it would be alone
+(:mod:`.batched_forward`, docs/decisions/125-batched-synthesis.md).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from kokoro import KModel
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
-from kokoro_server.engine.backend import CancelToken, Inference
+from kokoro_server.engine import batched_forward
+from kokoro_server.engine.backend import CancelToken, Inference, RenderCancelled
+from kokoro_server.engine.batch import FRAME_BUCKET_RATIO, MAX_BATCH_FRAMES, BatchRow, frame_groups
 from kokoro_server.engine.tokens import frames_per_character, token_ids
 
 
 class TorchBackend:
     name = "torch"
+    # How infer_batch groups rows for the decoder (kokoro_server.engine.batch.frame_groups).
+    frame_ratio = FRAME_BUCKET_RATIO
+    max_frames = MAX_BATCH_FRAMES
 
     def __init__(self, assets: ModelAssets, *, device: str = "cpu", threads: int = 0):
         if device == "cuda" and not torch.cuda.is_available():
@@ -43,6 +53,67 @@ class TorchBackend:
             audio=audio.reshape(-1).float().cpu().numpy(),
             frames=frames_per_character(phonemes, self._model.vocab, pred_dur.cpu().numpy()),
         )
+
+    def infer_batch(
+        self, rows: Sequence[BatchRow], cancels: Sequence[CancelToken | None]
+    ) -> list[Inference | RenderCancelled]:
+        """Durations for all ``rows`` in one pass, then the decoder in passes of rows of similar frames
+        (:func:`~kokoro_server.engine.batch.frame_groups`); a row whose token is cancelled before its
+        decoder pass is dropped from it. Each row's frames and sample count are exactly what :meth:`infer`
+        gives it, its audio within the tolerance of docs/decisions/125-batched-synthesis.md when
+        ``row.seed`` seeds the global generator before :meth:`infer`."""
+        if len(rows) != len(cancels):
+            raise ValueError("one cancel token (or None) per row")
+        outcomes: list[Inference | RenderCancelled] = [RenderCancelled("the render was cancelled") for _ in rows]
+        live = [i for i, token in enumerate(cancels) if not _cancelled(token)]
+        if not live:
+            return outcomes
+        vocab = self._model.vocab
+        seeds = [self._seed(rows[i].seed) for i in live]
+        ids, lengths, ref_s, speed = self._padded([rows[i] for i in live])
+        with torch.inference_mode():
+            pred_dur, d = batched_forward.durations(self._model, ids, lengths, ref_s, speed)
+            frames = pred_dur.sum(dim=1).tolist()
+            for group in frame_groups(frames, max_frames=self.max_frames, ratio=self.frame_ratio):
+                group = [row for row in group if not _cancelled(cancels[live[row]])]
+                if not group:
+                    continue
+                pick = torch.tensor(group, device=self._device)
+                longest = int(lengths[pick].max())
+                audio = batched_forward.decode(
+                    self._model,
+                    ids[pick, :longest],
+                    lengths[pick],
+                    ref_s[pick],
+                    d[pick, :longest],
+                    pred_dur[pick, :longest],
+                    [seeds[row] for row in group],
+                )
+                for row, wave in zip(group, audio, strict=True):
+                    index = live[row]
+                    outcomes[index] = Inference(
+                        audio=wave.float().cpu().numpy(),
+                        frames=frames_per_character(
+                            rows[index].phonemes, vocab, pred_dur[row, : int(lengths[row])].cpu().numpy()
+                        ),
+                    )
+        return outcomes
+
+    def _padded(self, rows: Sequence[BatchRow]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The rows' token ids padded with 0 ``[B, T]``, their lengths (pads included), styles and speeds."""
+        token_rows = [[0, *token_ids(row.phonemes, self._model.vocab), 0] for row in rows]
+        lengths = torch.tensor([len(t) for t in token_rows], dtype=torch.long, device=self._device)
+        ids = torch.zeros((len(rows), int(lengths.max())), dtype=torch.long, device=self._device)
+        for i, tokens in enumerate(token_rows):
+            ids[i, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+        styles = np.stack([np.asarray(row.style, dtype=np.float32).reshape(STYLE_DIM) for row in rows])
+        speed = torch.tensor([float(row.speed) for row in rows], device=self._device)
+        return ids, lengths, torch.from_numpy(styles).to(self._device), speed
+
+    @staticmethod
+    def _seed(seed: int | None) -> int:
+        """The row's seed, or one drawn from the global generator (a batch-1 render draws from it too)."""
+        return int(torch.randint(0, 2**62, (1,)).item()) if seed is None else seed
 
     def _lengths_and_mask(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """KModel's input lengths and padding mask for one unpadded sequence (the mask is all False)."""
@@ -75,3 +146,7 @@ class TorchBackend:
         f0, noise = m.predictor.F0Ntrain(d.transpose(-1, -2) @ alignment, ref_s[:, 128:])
         asr = m.text_encoder(ids, lengths, mask) @ alignment
         return m.decoder(asr, f0, noise, ref_s[:, :128])
+
+
+def _cancelled(token: CancelToken | None) -> bool:
+    return token is not None and token.cancelled

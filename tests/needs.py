@@ -186,12 +186,16 @@ def scope(nodeid: str) -> str:
 # How long a test with this need tends to take, as a rank: workers take the scopes that hold the longest
 # tests first, so that none of them is left running one alone at the end (recognition runs for minutes).
 WEIGHT = {"recognizer": 5, "model": 3, "network": 3, "cdk": 2, "server": 2, "browser": 1, "aws_emulator": 1}
+# Scopes longer than any recognition scope, whatever their needs: every page's commands, run one after the
+# other (about a third of the suite's time on a 2-core machine, so it must start first).
+LONGEST_SCOPES = {"tests/docs/test_documented_commands.py": max(WEIGHT.values()) + 1}
 
 
 def heaviest_first(items: list[pytest.Item]) -> None:
     """Order ``items`` by their scope's heaviest need (stable: files keep their own order)."""
     weight: dict[str, int] = {}
     for item in items:
+        weight.setdefault(scope(item.nodeid), LONGEST_SCOPES.get(scope(item.nodeid), 0))
         rank = max((WEIGHT.get(m.name, 0) for m in item.iter_markers()), default=0)
         weight[scope(item.nodeid)] = max(weight.get(scope(item.nodeid), 0), rank)
     items.sort(key=lambda item: -weight[scope(item.nodeid)])

@@ -104,3 +104,13 @@ def test_workers_take_the_scopes_of_the_longest_tests_first() -> None:
 def test_every_marker_is_registered() -> None:
     pyproject = (REPO / "pyproject.toml").read_text()
     assert all(f'"{name}: ' in pyproject for name in NEEDS)
+
+
+def test_the_documented_commands_start_before_any_recognition() -> None:
+    """Every page's commands run one after the other, longer than any recognition file: they go first."""
+    items = [
+        _Collected("tests/a/test_speech.py::t1", "server", "recognizer"),
+        _Collected("tests/docs/test_documented_commands.py::test_page[README.md]", "server", "network"),
+    ]
+    heaviest_first(items)
+    assert items[0].nodeid.startswith("tests/docs/test_documented_commands.py::")

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
+from contextlib import closing
 
 import httpx
 import numpy as np
 import pytest
 import torch
 import websockets
+from random_kokoro import write_random_weights
 from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
@@ -76,36 +79,27 @@ async def _start_long_render(scheduler: Scheduler, synth: Synthesizer, chunk: Ch
     return job
 
 
-async def test_a_cancelled_render_frees_the_worker_within_half_its_render_time(synth, long_chunk, full_s):
-    scheduler = Scheduler(workers=1)
-    try:
+@pytest.mark.parametrize(
+    ("stop", "raised"),
+    [
+        pytest.param(lambda job, token: token.cancel(), RenderCancelled, id="its-token"),
+        # a client that vanished: its task is cancelled, and so is the render it was waiting for
+        pytest.param(lambda job, token: job.cancel(), asyncio.CancelledError, id="the-awaiting-task"),
+    ],
+)
+async def test_cancelling_a_render_frees_the_worker_within_half_its_render_time(
+    synth, long_chunk, full_s, stop: Callable[[asyncio.Future, CancelToken], object], raised: type[BaseException]
+):
+    with closing(Scheduler(workers=1)) as scheduler:
         token = CancelToken()
         job = await _start_long_render(scheduler, synth, long_chunk, token)
         cancelled_at = time.perf_counter()
-        token.cancel()
-        with pytest.raises(RenderCancelled):
+        stop(job, token)
+        with pytest.raises(raised):
             await job  # at once: the caller does not wait for the engine to stop
+        assert token.cancelled  # a cancelled task cancels its render's token too
         freed_at = await scheduler.run(time.perf_counter)  # runs once the worker is free
         assert freed_at - cancelled_at < full_s / 2, (freed_at - cancelled_at, full_s)
-    finally:
-        scheduler.close()
-
-
-async def test_cancelling_the_awaiting_task_stops_the_render_too(synth, long_chunk, full_s):
-    """A client that vanished: its task is cancelled, and so is the render it was waiting for."""
-    scheduler = Scheduler(workers=1)
-    try:
-        token = CancelToken()
-        job = await _start_long_render(scheduler, synth, long_chunk, token)
-        cancelled_at = time.perf_counter()
-        job.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await job
-        assert token.cancelled
-        freed_at = await scheduler.run(time.perf_counter)
-        assert freed_at - cancelled_at < full_s / 2, (freed_at - cancelled_at, full_s)
-    finally:
-        scheduler.close()
 
 
 async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk, full_s):
@@ -145,18 +139,7 @@ def test_a_token_cancelled_before_the_run_stops_it_before_any_work(synth):
 @pytest.fixture(scope="module")
 def torch_backend(tmp_path_factory):
     """The torch engine with random weights (the real ones are GPU-image only, test_torch_backend.py)."""
-    from kokoro import KModel
-
-    folder = tmp_path_factory.mktemp("torch")
-    empty = folder / "empty.pth"
-    torch.save({}, empty)
-    torch.manual_seed(0)
-    config = str(model_assets.PACKAGE_DATA / "kokoro-82m-config.json")
-    model = KModel(repo_id="hexgrad/Kokoro-82M", config=config, model=str(empty))
-    weights = folder / "random-kokoro.pth"
-    parts = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
-    torch.save({part: getattr(model, part).state_dict() for part in parts}, weights)
-    assets = model_assets.resolve("torch", torch_model=weights)
+    assets = model_assets.resolve("torch", torch_model=write_random_weights(tmp_path_factory.mktemp("torch")))
     return load_backend("torch", assets, "cpu", 0), assets.load_voice("af_heart")[2]
 
 

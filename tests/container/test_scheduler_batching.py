@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, closing
 
 import pytest
 
@@ -46,107 +48,96 @@ async def _taken(scheduler: Scheduler) -> None:
         await asyncio.sleep(0.005)
 
 
-async def _busy(scheduler: Scheduler) -> tuple[threading.Event, asyncio.Future]:
-    """Hold the only worker on a gate until it is set."""
+@asynccontextmanager
+async def _held(scheduler: Scheduler) -> AsyncIterator[None]:
+    """Hold the only worker on a gate while the block queues its jobs; let it go at the block's end."""
     gate = threading.Event()
     blocker = asyncio.ensure_future(scheduler.run(gate.wait))
     await _taken(scheduler)
-    return gate, blocker
+    try:
+        yield
+    finally:
+        gate.set()
+        await blocker
+
+
+async def _filling(scheduler: Scheduler, runner: Recorder) -> asyncio.Future:
+    """A long piece (1) that the worker has taken and holds while its batch waits to fill."""
+    filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
+    await _taken(scheduler)
+    return filling
 
 
 async def test_jobs_of_one_key_share_batches_most_urgent_first():
-    scheduler = Scheduler(workers=1, max_batch=3)
-    runner = Recorder()
-    try:
-        gate, blocker = await _busy(scheduler)
-        jobs = [
-            asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(10.0 - n))) for n in range(1, 6)
-        ]
-        await asyncio.sleep(0.05)
-        gate.set()
-        await blocker
+    with closing(Scheduler(workers=1, max_batch=3)) as scheduler:
+        runner = Recorder()
+        async with _held(scheduler):
+            jobs = [
+                asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(10.0 - n))) for n in range(1, 6)
+            ]
+            await asyncio.sleep(0.05)
         assert await asyncio.gather(*jobs) == [2, 4, 6, 8, 10]
         assert runner.batches == [[5, 4, 3], [2, 1]]  # the latest-played (most urgent) session first
-    finally:
-        scheduler.close()
 
 
 async def test_a_first_piece_goes_before_a_full_batch_of_long_pieces():
-    scheduler = Scheduler(workers=1, max_batch=2, batch_wait_s=LONG_WAIT_S)
-    runner = Recorder()
-    try:
-        gate, blocker = await _busy(scheduler)
-        longs = [asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(5.0))) for n in (1, 2, 3, 4)]
-        await asyncio.sleep(0.01)
-        first = asyncio.ensure_future(scheduler.run_batched(runner, 100, "short", PlaybackClock()))
-        await asyncio.sleep(0.05)
-        gate.set()
-        await asyncio.gather(blocker, first, *longs)
+    with closing(Scheduler(workers=1, max_batch=2, batch_wait_s=LONG_WAIT_S)) as scheduler:
+        runner = Recorder()
+        async with _held(scheduler):
+            longs = [
+                asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(5.0))) for n in (1, 2, 3, 4)
+            ]
+            await asyncio.sleep(0.01)
+            first = asyncio.ensure_future(scheduler.run_batched(runner, 100, "short", PlaybackClock()))
+            await asyncio.sleep(0.05)
+        await asyncio.gather(first, *longs)
         # the first piece's batch is cut short (nothing else of its key, the long pieces are due), then the
         # full batches of long pieces
         assert runner.batches == [[100], [1, 2], [3, 4]]
-    finally:
-        scheduler.close()
 
 
-async def test_an_urgent_piece_arriving_while_a_batch_fills_waits_at_most_that_batch():
-    scheduler = Scheduler(workers=1, max_batch=4, batch_wait_s=LONG_WAIT_S)
-    runner = Recorder()
-    try:
-        filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-        await _taken(scheduler)  # the worker waits for more of its key
-        urgent = asyncio.ensure_future(scheduler.run_batched(runner, 2, "short", PlaybackClock()))
-        assert await asyncio.gather(filling, urgent) == [2, 4]
-        assert runner.batches == [[1], [2]]
-    finally:
-        scheduler.close()
-
-
-async def test_a_piece_of_the_same_key_arriving_while_a_batch_fills_joins_it():
-    scheduler = Scheduler(workers=1, max_batch=2, batch_wait_s=LONG_WAIT_S)
-    runner = Recorder()
-    try:
-        filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-        await _taken(scheduler)
-        joining = asyncio.ensure_future(scheduler.run_batched(runner, 2, "long", PlaybackClock()))
-        assert await asyncio.gather(filling, joining) == [2, 4]
-        assert runner.batches == [[1, 2]]  # full: it ran without waiting out the long wait
-    finally:
-        scheduler.close()
+@pytest.mark.parametrize(
+    ("max_batch", "key", "batches"),
+    [
+        # of another key (urgent: due on arrival): it ends the wait and runs next, after at most that batch
+        pytest.param(4, "short", [[1], [2]], id="an-urgent-piece-waits-at-most-that-batch"),
+        # of the same key: it joins; full, the batch runs without waiting out the long wait
+        pytest.param(2, "long", [[1, 2]], id="a-piece-of-the-same-key-joins-it"),
+    ],
+)
+async def test_a_piece_arriving_while_a_batch_fills(max_batch: int, key: str, batches: list[list[int]]):
+    with closing(Scheduler(workers=1, max_batch=max_batch, batch_wait_s=LONG_WAIT_S)) as scheduler:
+        runner = Recorder()
+        filling = await _filling(scheduler, runner)
+        arriving = asyncio.ensure_future(scheduler.run_batched(runner, 2, key, PlaybackClock()))
+        assert await asyncio.gather(filling, arriving) == [2, 4]
+        assert runner.batches == batches
 
 
 async def test_cancelled_rows_are_dropped_before_their_batch_runs():
-    scheduler = Scheduler(workers=1, max_batch=4)
-    runner = Recorder()
-    try:
-        gate, blocker = await _busy(scheduler)
-        token = CancelToken()
-        kept = [asyncio.ensure_future(scheduler.run_batched(runner, n, "k")) for n in (1, 2)]
-        doomed = asyncio.ensure_future(scheduler.run_batched(runner, 3, "k", cancel=token))
-        vanished = asyncio.ensure_future(scheduler.run_batched(runner, 4, "k"))
-        await asyncio.sleep(0.02)
-        token.cancel()
-        vanished.cancel()  # its client hung up
-        gate.set()
-        await blocker
+    with closing(Scheduler(workers=1, max_batch=4)) as scheduler:
+        runner = Recorder()
+        async with _held(scheduler):
+            token = CancelToken()
+            kept = [asyncio.ensure_future(scheduler.run_batched(runner, n, "k")) for n in (1, 2)]
+            doomed = asyncio.ensure_future(scheduler.run_batched(runner, 3, "k", cancel=token))
+            vanished = asyncio.ensure_future(scheduler.run_batched(runner, 4, "k"))
+            await asyncio.sleep(0.02)
+            token.cancel()
+            vanished.cancel()  # its client hung up
         assert await asyncio.gather(*kept) == [2, 4]
         with pytest.raises(RenderCancelled):
             await doomed
         assert runner.batches == [[1, 2]]
-    finally:
-        scheduler.close()
 
 
 async def test_each_caller_gets_its_own_rows_outcome_and_a_failed_batch_fails_all():
-    scheduler = Scheduler(workers=1, max_batch=4)
-    runner = Recorder()
-    try:
-        gate, blocker = await _busy(scheduler)
-        ok = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k"))
-        bad = asyncio.ensure_future(scheduler.run_batched(runner, ValueError("row"), "k"))
-        await asyncio.sleep(0.02)
-        gate.set()
-        await blocker
+    with closing(Scheduler(workers=1, max_batch=4)) as scheduler:
+        runner = Recorder()
+        async with _held(scheduler):
+            ok = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k"))
+            bad = asyncio.ensure_future(scheduler.run_batched(runner, ValueError("row"), "k"))
+            await asyncio.sleep(0.02)
         assert await ok == 2
         with pytest.raises(ValueError, match="row"):
             await bad
@@ -156,23 +147,17 @@ async def test_each_caller_gets_its_own_rows_outcome_and_a_failed_batch_fails_al
 
         with pytest.raises(ZeroDivisionError):
             await scheduler.run_batched(broken, 1, "k")
-    finally:
-        scheduler.close()
 
 
 async def test_max_batch_one_runs_every_batchable_job_alone_in_deadline_order():
-    scheduler = Scheduler(workers=1)
-    runner = Recorder()
-    try:
-        gate, blocker = await _busy(scheduler)
-        later = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k", buffered(30.0)))
-        first = asyncio.ensure_future(scheduler.run_batched(runner, 2, "k", PlaybackClock()))
-        await asyncio.sleep(0.02)
-        gate.set()
-        await asyncio.gather(blocker, later, first)
+    with closing(Scheduler(workers=1)) as scheduler:
+        runner = Recorder()
+        async with _held(scheduler):
+            later = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k", buffered(30.0)))
+            first = asyncio.ensure_future(scheduler.run_batched(runner, 2, "k", PlaybackClock()))
+            await asyncio.sleep(0.02)
+        await asyncio.gather(later, first)
         assert runner.batches == [[2], [1]]
-    finally:
-        scheduler.close()
 
 
 async def test_a_job_submitted_after_close_is_cancelled():
@@ -208,8 +193,7 @@ def test_server_settings_refuse_batching_out_of_range(bad: dict):
 async def test_closing_while_a_batch_waits_to_fill_cancels_it():
     scheduler = Scheduler(workers=1, max_batch=4, batch_wait_s=LONG_WAIT_S)
     runner = Recorder()
-    filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-    await _taken(scheduler)  # the worker waits for more of its key
+    filling = await _filling(scheduler, runner)
     scheduler.close()
     with pytest.raises(asyncio.CancelledError):
         await filling

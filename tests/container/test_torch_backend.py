@@ -1,8 +1,6 @@
-"""The torch backend end to end, with a randomly initialised Kokoro model (the real .pth is GPU-image only).
-
-The weights file is written in kokoro's own format and loaded through the real ``KModel(config=...,
-model=...)`` path. Random duration predictors speak up to 1.25 s per phoneme (004-offline-weights.md), so the
-texts here are a few phonemes long.
+"""The torch backend end to end, with a randomly initialised Kokoro model (the real .pth is GPU-image only),
+written by random_kokoro.py. Random duration predictors speak up to 1.25 s per phoneme
+(004-offline-weights.md), so the texts here are a few phonemes long.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 import websockets
-from kokoro import KModel
+from random_kokoro import write_random_weights
 from servers import model_server_process
 from session_client import ended, read_until, ws_url
 
@@ -27,21 +25,10 @@ from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
 from speech_protocol.messages import Audio, StreamDecoder, Synthesize, Words, encode_client_message
 
-PARTS = ("bert", "bert_encoder", "predictor", "text_encoder", "decoder")
-
 
 @pytest.fixture(scope="module")
 def random_weights(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("torch")
-    empty = folder / "empty.pth"
-    torch.save({}, empty)
-    torch.manual_seed(0)
-    model = KModel(
-        repo_id="hexgrad/Kokoro-82M", config=str(model_assets.PACKAGE_DATA / "kokoro-82m-config.json"), model=str(empty)
-    )
-    weights = folder / "random-kokoro.pth"
-    torch.save({part: getattr(model, part).state_dict() for part in PARTS}, weights)
-    return weights
+    return write_random_weights(tmp_path_factory.mktemp("torch"))
 
 
 def test_backend_speaks_phonemes(random_weights):

@@ -3,8 +3,8 @@
 Issue 20: with ``--max-sessions 4``, "Hello." sent beside a 4 KB URL-like text and a 3 KB alphanumeric
 code took 25.7 s to answer (about 1 s alone), because G2P read both long texts whole first and their first
 pieces then went to the model before it. This starts two servers one after the other, on the same machine
-in the same run: *before* from a git ref (by default the commit before the G2P slices: its ``container/`` and ``speech_protocol/`` unpacked
-into a temporary folder) and *after* from this tree, with the same options and assets. On each it times
+in the same run: *before* from the git ref ``--before`` names (its ``container/`` and ``speech_protocol/``
+unpacked into a temporary folder) and *after* from this tree, with the same options and assets. On each it times
 "Hello." alone, then beside the two hostile texts (each in a session of its own, sent just before it), and
 prints the medians, each server's real-time factor, and whether "beside" is within 2x "alone" (the goal,
 docs/decisions/130-fair-g2p-slices.md). Writes the figures as JSON.
@@ -118,9 +118,14 @@ def _paths(root: Path) -> str:
 
 
 def main(
+    # Required, no default: a default ref goes stale unseen as the tree moves on.
     before: Annotated[
-        str, typer.Option(help="The git ref measured as 'before' (default: the last commit before the G2P slices).")
-    ] = "e3fdd10",
+        str,
+        typer.Option(
+            help="The git ref measured as 'before': e3fdd10 is the last commit before the G2P slices"
+            " (docs/decisions/130-fair-g2p-slices.md)."
+        ),
+    ],
     rounds: Annotated[int, typer.Option(min=1, max=20, help="Runs of each measurement (medians).")] = 3,
     json_path: Annotated[
         Path | None,

@@ -61,6 +61,13 @@ BEHIND_A_COMMAND = {
     # every documented command, as written: model servers, the stock cdk synth (pip bundles from PyPI)
     "docs/test_documented_commands.py::*": ("server", "cdk", "network"),
     "container/test_listener.py::*": ("server",),  # python -m kokoro_server
+    # kokoro-serve started until /ping answers (the model then loads), and stopped
+    "container/test_server_advice.py::test_a_voices_dir_*": ("server",),
+    "container/test_server_advice.py::test_a_bad_engine_*": ("server",),
+    "container/test_server_advice.py::test_an_assets_dir_*": ("server",),
+    "container/test_server_advice.py::test_torch_without_*": ("server", "model"),  # rebuilds the torch weights
+    "container/test_cli.py::test_a_signal_stops_the_server_*": ("server",),
+    "cli/local/test_agent_local.py::test_a_model_server_still_loading_*": ("server",),  # deploy-model local
     "devtools/test_emulator_model_server.py::*": ("server",),  # .venv's python -m kokoro_server, from 3.12
     "cli/local/test_agent_local.py::test_local_starts_its_own_model_server": ("server",),
     "cli/common/test_signals.py::test_sigterm_to_deploy_agent_local_*": ("server",),
@@ -70,6 +77,8 @@ BEHIND_A_COMMAND = {
     "cli/deploy/test_moto_deploy.py::*": ("cdk",),
     "stacks/test_cdk_synth.py::*": ("cdk",),
     "stacks/test_stock_synth.py::*": ("cdk", "network"),  # pip fetches the agent's arm64 wheels from PyPI
+    "stacks/test_unreachable_index.py::test_the_stock_synth_*": ("cdk",),  # npx cdk synth, the model stack
+    "cli/common/test_region_and_credentials.py::test_diff_and_destroy_*": ("cdk",),  # the fix runs cdk destroy
     "stacks/test_agent_bundle.py::test_following_the_old_pip_hint_*": ("network",),  # pip installs pip
 }
 
@@ -175,19 +184,25 @@ def needs(item: pytest.Item) -> set[str]:
 # On parallel workers (pytest-xdist) a file's tests run together on one worker, so its module fixtures are
 # made once; a folder whose files share session fixtures goes together too.
 SHARED_FOLDERS = ("tests/stacks/",)  # the three syntheses of tests/stacks/conftest.py (jsii, seconds each)
+# Files whose tests share nothing costly and each run for minutes: every test is a scope of its own, so that
+# both workers share them (each documented page runs its commands one after the other: 13 s to 4 minutes).
+SPLIT_FILES = ("tests/docs/test_documented_commands.py",)
 
 
 def scope(nodeid: str) -> str:
-    """The unit of work a parallel worker takes whole: the test's shared folder, or its file."""
+    """The unit of work a parallel worker takes whole: the test's shared folder, its file, or for a file of
+    :data:`SPLIT_FILES` the test itself."""
     path = nodeid.split("::", 1)[0]
+    if path in SPLIT_FILES:
+        return nodeid
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 
 # How long a test with this need tends to take, as a rank: workers take the scopes that hold the longest
 # tests first, so that none of them is left running one alone at the end (recognition runs for minutes).
 WEIGHT = {"recognizer": 5, "model": 3, "network": 3, "cdk": 2, "server": 2, "browser": 1, "aws_emulator": 1}
-# Scopes longer than any recognition scope, whatever their needs: every page's commands, run one after the
-# other (about a third of the suite's time on a 2-core machine, so it must start first).
+# Files whose scopes are longer than any recognition scope, whatever their needs: the documented pages (about
+# a quarter of the suite's time on a 2-core machine, four of them minutes each), so they start first.
 LONGEST_SCOPES = {"tests/docs/test_documented_commands.py": max(WEIGHT.values()) + 1}
 
 
@@ -195,7 +210,7 @@ def heaviest_first(items: list[pytest.Item]) -> None:
     """Order ``items`` by their scope's heaviest need (stable: files keep their own order)."""
     weight: dict[str, int] = {}
     for item in items:
-        weight.setdefault(scope(item.nodeid), LONGEST_SCOPES.get(scope(item.nodeid), 0))
+        weight.setdefault(scope(item.nodeid), LONGEST_SCOPES.get(item.nodeid.split("::", 1)[0], 0))
         rank = max((WEIGHT.get(m.name, 0) for m in item.iter_markers()), default=0)
         weight[scope(item.nodeid)] = max(weight.get(scope(item.nodeid), 0), rank)
     items.sort(key=lambda item: -weight[scope(item.nodeid)])

@@ -72,6 +72,12 @@ def test_a_parallel_worker_takes_a_file_or_the_stacks_folder_whole() -> None:
     assert scope("tests/stacks/test_nag.py::test_y") == scope("tests/stacks/test_model_stack.py::test_z")
 
 
+def test_each_documented_page_is_a_scope_of_its_own() -> None:
+    """The pages run for minutes each and share nothing costly: both workers take them."""
+    page = "tests/docs/test_documented_commands.py::test_documented_commands_run_as_written[{}]"
+    assert scope(page.format("README.md")) != scope(page.format("benchmark.md"))
+
+
 class _Collected:
     """What heaviest_first reads of a collected test: its id and its markers."""
 

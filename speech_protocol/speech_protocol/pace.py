@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import math
 import re
+import statistics
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,19 +104,21 @@ class SpeechModel:
 
     @classmethod
     def fitted(cls, timings: Sequence[Timing], words_per_s: float) -> SpeechModel:
-        """Least squares over many timed pieces (the benchmark's run): synthesis seconds = overhead + rtf x
-        audio seconds. Noisy pieces that give a negative slope or overhead fall back to a pure ratio, no
-        fixed cost. Raises :class:`PaceError` with fewer than two pieces that have audio."""
+        """A line through many timed pieces (the benchmark's run): synthesis seconds = overhead + rtf x audio
+        seconds, by the Theil-Sen estimator (the median of the pairwise slopes, then the median intercept).
+        One piece slowed by the machine moves it little, where least squares let one such piece of twelve
+        put the fixed cost at 2 ms (docs/decisions/136-issue-21-figures.md). Noisy pieces that give a
+        negative slope or overhead fall back to a pure ratio, no fixed cost. Raises :class:`PaceError` with
+        fewer than two pieces that have audio."""
         pairs = [(t.audio_s, t.synth_s) for t in timings if t.audio_s > 0]
         if len(pairs) < 2:
             raise PaceError("too few timed pieces to measure the synthesis speed")
-        mean_a = sum(a for a, _ in pairs) / len(pairs)
-        mean_s = sum(s for _, s in pairs) / len(pairs)
-        spread = sum((a - mean_a) ** 2 for a, _ in pairs)
-        rtf = sum((a - mean_a) * (s - mean_s) for a, s in pairs) / spread if spread else mean_s / mean_a
-        overhead = mean_s - rtf * mean_a
+        ratio = sum(s for _, s in pairs) / sum(a for a, _ in pairs)
+        slopes = [(s2 - s1) / (a2 - a1) for i, (a1, s1) in enumerate(pairs) for a2, s2 in pairs[i + 1 :] if a2 != a1]
+        rtf = statistics.median(slopes) if slopes else ratio
+        overhead = statistics.median(s - rtf * a for a, s in pairs)
         if rtf <= 0 or overhead < 0:
-            rtf, overhead = mean_s / mean_a, 0.0
+            rtf, overhead = ratio, 0.0
         return cls(rtf=rtf, words_per_s=words_per_s, overhead_s=overhead)
 
     def audio_s(self, words: float) -> float:

@@ -44,6 +44,15 @@ def test_the_fit_finds_the_rtf_and_the_cost_per_piece() -> None:
     assert model.words_per_s == 3.6
 
 
+def test_one_piece_slowed_by_the_machine_does_not_move_the_fit() -> None:
+    """As in a benchmark run: eleven pieces on one line, and the first, longest one 65 % slower."""
+    audio = [6.0, 2.5, 4.2, 4.0, 3.3, 4.0, 1.1, 1.4, 1.6, 1.7, 1.5, 1.3]
+    timings = [Timing(0.1 + 0.2 * a, a) for a in audio]
+    timings[0] = Timing(1.65 * timings[0].synth_s, audio[0])
+    model = SpeechModel.fitted(timings, words_per_s=3.6)
+    assert model.rtf == pytest.approx(0.2) and model.overhead_s == pytest.approx(0.1)
+
+
 def test_noisy_pieces_fall_back_to_a_pure_ratio() -> None:
     # longer pieces cheaper than short ones: a negative slope is no speed; the ratio of the means is
     model = SpeechModel.fitted([Timing(1.0, 1.0), Timing(0.5, 3.0)], words_per_s=3.0)

@@ -3,7 +3,7 @@
 - ``bench/results/piece_render.json`` (``python -m kokoro_bench pieces``): the render time of a 1-, 3-, 12- and
   19-word piece and the share of what the engine decoded that nobody hears. The engine still decodes the
   edge silence (docs/decisions/122-the-edge-silence-is-decoded.md), so there is no "after" to show.
-- ``bench/results/pace_before.json`` and ``pace_after.json`` (and ``_2``, ``_3``: two more pairs): ``python -m
+- ``bench/results/pace_before.json`` and ``pace_after.json`` (and ``_2``, ``_3``, ``_4``: three more pairs): ``python -m
   kokoro_bench`` against a server that advertises only its warm-up pace and against one that sends its running
   pace (docs/decisions/121-first-piece-from-the-running-pace.md), one after the other in one run
   (docs/decisions/136-issue-21-figures.md): the pipelined first audio against the natural-cut bound.
@@ -16,7 +16,8 @@ import json
 from ..paths import RESULTS
 
 PIECES = RESULTS / "piece_render.json"
-# Three pairs, each one script's run (before then after; pair 3 after then before), on a shared machine.
+# Four pairs, each one script's run (before then after; pair 3 after then before): 1-3 on a shared machine,
+# 4 on a quiet one.
 PACE_RUNS = (
     ("before, pair 1", RESULTS / "pace_before.json"),
     ("after, pair 1", RESULTS / "pace_after.json"),
@@ -24,6 +25,8 @@ PACE_RUNS = (
     ("after, pair 2", RESULTS / "pace_after_2.json"),
     ("after, pair 3", RESULTS / "pace_after_3.json"),
     ("before, pair 3", RESULTS / "pace_before_3.json"),
+    ("before, pair 4", RESULTS / "pace_before_4.json"),
+    ("after, pair 4", RESULTS / "pace_after_4.json"),
 )
 
 
@@ -72,9 +75,10 @@ def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
         + ", ".join(str(data["meta"]["rtf_measured"]) for _, data in runs)
         + " on sentences)",
         "",
-        "Each pair is one script's run, before then after (pair 3: after then before); the machine's load "
-        "changed within a pair (the rtf "
-        "column), so a pair compares the two servers only as far as their rtf agree.",
+        "Each pair is one script's run, before then after (pair 3: after then before). Pairs 1-3 ran on a "
+        "shared machine whose load changed within a pair (the rtf column), so they compare the two servers "
+        "only as far as their rtf agree; pair 4 ran on a quiet machine (load average 1.4-1.9: the two servers "
+        "and the client).",
         "",
         "`python -m kokoro_bench --texts short,typical,long --concurrency 1 --sweep-words '' --repeats 1 --server-url URL`, "
         "run against a server without the running pace (before: `kokoro-serve` of 7bab379, the commit before "

@@ -1,4 +1,4 @@
-"""docs/benchmark.md shows the figures of bench/results/bench.json, generated, never typed."""
+"""The figures in docs/ and the README are generated from bench/results/*.json, never typed."""
 
 from __future__ import annotations
 
@@ -82,3 +82,17 @@ def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> N
     rows = [line for line in markdown(runs) if line.startswith("| ") and not line.startswith("| slowed")]
     assert len(rows) == sum(len(run["lower_bounds"]) for run in runs)
     assert markdown([]) == []
+
+
+def test_the_interrupt_figures_in_the_conversation_page_are_the_results_files() -> None:
+    from kokoro_bench.reporting.interrupt_report import CONVERSATION_PAGE, INTERRUPT, rendered_pages
+
+    assert INTERRUPT.is_file(), "bench/results/interrupt.json is missing: run the command in docs/conversation.md"
+    pages = rendered_pages()
+    assert list(pages) == [CONVERSATION_PAGE]
+    assert CONVERSATION_PAGE.read_text(encoding="utf-8") == pages[CONVERSATION_PAGE], (
+        f"{CONVERSATION_PAGE} is stale: run .venv/bin/python -m kokoro_bench report --write"
+    )
+    figures = json.loads(INTERRUPT.read_text(encoding="utf-8"))["figures"]
+    assert f"real-time factor **{figures['server_rtf_advertised']}**" in pages[CONVERSATION_PAGE]
+

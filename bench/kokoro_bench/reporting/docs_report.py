@@ -26,12 +26,12 @@ from ..measuring.policy_sweep import markdown
 from ..measuring.timeline import STALL_TOLERANCE_S
 from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
+from . import interrupt_report, soak_report
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
 from .pace_report import markdown as pace_markdown
 from .simulated_report import load_runs as load_simulated_runs
 from .simulated_report import markdown as simulated_markdown
-from .soak_report import rendered_pages
 
 RESULTS = RESULTS_DIR / "bench.json"
 GPU_RESULTS = RESULTS_DIR / "gpu" / "bench.json"
@@ -252,12 +252,12 @@ def report(
         new = updated_page(old, data, load_gpu_run(gpu_results))
         old_capacity = json.loads(MEASURED.read_text(encoding="utf-8")) if MEASURED.exists() else {}
         new_capacity = updated_capacity(old_capacity, data)
-        soak_pages = rendered_pages()
+        generated = {**soak_report.rendered_pages(), **interrupt_report.rendered_pages()}
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)
         raise typer.Exit(2) from None
     if not write:
-        stale = [str(p) for p, text in soak_pages.items() if p.read_text(encoding="utf-8") != text]
+        stale = [str(p) for p, text in generated.items() if p.read_text(encoding="utf-8") != text]
         stale += [str(page)] * (new != old) + [str(MEASURED)] * (new_capacity != old_capacity)
         if not stale:
             typer.echo("every page is current", err=True)
@@ -268,6 +268,6 @@ def report(
         raise typer.Exit(1 if check else 0)
     page.write_text(new, encoding="utf-8")
     MEASURED.write_text(json.dumps(new_capacity, indent=1) + "\n", encoding="utf-8")
-    for soak_page, text in soak_pages.items():
-        soak_page.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {page}, {MEASURED}" + "".join(f", {p}" for p in soak_pages), err=True)
+    for generated_page, text in generated.items():
+        generated_page.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {page}, {MEASURED}" + "".join(f", {p}" for p in generated), err=True)

@@ -95,4 +95,3 @@ def test_the_interrupt_figures_in_the_conversation_page_are_the_results_files() 
     )
     figures = json.loads(INTERRUPT.read_text(encoding="utf-8"))["figures"]
     assert f"real-time factor **{figures['server_rtf_advertised']}**" in pages[CONVERSATION_PAGE]
-

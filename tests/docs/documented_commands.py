@@ -344,6 +344,8 @@ def _ready(port: str | None, log: Path, prints: bool) -> bool:
         return False
     try:
         reply = httpx.get(f"http://127.0.0.1:{port}/ping", timeout=2)
+    except httpx.TimeoutException:
+        return False  # a server too busy loading its model to answer yet (a loaded machine): not ready
     except httpx.HTTPError:
         return True  # not an HTTP server with /ping (TLS, say): an open port is all there is to wait for
     loading = reply.status_code == 503 and reply.headers.get("content-type", "").startswith("application/json")

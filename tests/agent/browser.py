@@ -12,7 +12,9 @@ import base64
 import contextlib
 import itertools
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -113,6 +115,7 @@ async def chromium_page(url: str, *flags: str) -> AsyncIterator[Page]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its renderer and helper processes share its group, to stop them all
     )
     try:
         async with httpx.AsyncClient() as client:
@@ -133,6 +136,21 @@ async def chromium_page(url: str, *flags: str) -> AsyncIterator[Page]:
             await page.wait_for("document.readyState === 'complete'")
             yield page
     finally:
-        proc.kill()  # a throwaway profile: nothing to shut down gracefully
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # a throwaway profile: nothing to shut down gracefully
         proc.wait()
-        profile.cleanup()
+        _remove_profile(profile)
+
+
+def _remove_profile(profile: tempfile.TemporaryDirectory) -> None:
+    """Remove the profile once the killed helpers have stopped writing into it: a helper still exiting can
+    add a file while the folder is removed ("Directory not empty"), so a removal that fails is retried."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            profile.cleanup()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -31,7 +31,11 @@ DEFAULT_RAMP_WORDS = 0
 
 # The piece after the first, as the ramp cuts it ("the museum is open every day,").
 NEXT_PIECE_WORDS = 6
-ADAPTIVE_FIRST_WORDS = (2, 12)  # a 1-word piece sounds clipped; past 12 the first sentence ends anyway
+ADAPTIVE_FIRST_WORDS = (2, 12)  # fewer: see ONE_WORD_PIECE_MIN_LETTERS; past 12 the first sentence ends anyway
+# A first piece of a single word is cut only at a clause mark ("Sure,", "Yes,") and only for a word of at
+# least this many letters: such openers, spoken alone, were heard as in the whole sentence, where "No,"
+# alone was heard as "Now," (docs/decisions/138-one-word-first-piece.md).
+ONE_WORD_PIECE_MIN_LETTERS = 3
 LONG_SENTENCE_WORDS = 20  # the ramp lasts until a sentence this long fits in the audio queued (typical: 19)
 MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp would not end
 # A piece after the first must play for its synthesis plus half a fixed cost more: the margin with the fewest
@@ -182,6 +186,13 @@ class AnswerPacing:
         """The shortest piece a clause or function-word cut may end: ``first_piece_min_words``, or, when the
         server's rtf is known, ``ADAPTIVE_FIRST_WORDS[0]`` if the speech model says it does not stall."""
         return ADAPTIVE_FIRST_WORDS[0] if self.policy.rtf is not None else self.policy.first_piece_min_words
+
+    def one_word_clause_allowed(self, word: str) -> bool:
+        """Whether a first piece may be the single ``word`` before a clause mark, if the speech model says it
+        does not stall: only when the server's rtf is known and the word is long enough to be heard alone
+        (:data:`ONE_WORD_PIECE_MIN_LETTERS`)."""
+        letters = sum(ch.isalpha() for ch in word)
+        return self.policy.rtf is not None and not self.spoken_any and letters >= ONE_WORD_PIECE_MIN_LETTERS
 
     def next_piece_floor(self) -> int:
         """Fewest words of the piece after a first-piece cut, as the ramp will cut it: one that sustains

@@ -137,21 +137,25 @@ class Segmenter:
         ):
             if isinstance(found, Undecided) or found.kind is not Kind.CLAUSE:
                 return found
-            taken = self._clause_taken(buf, found.end, final)
+            taken = self._clause_taken(buf, start, found.end, final)
             if taken is None:
                 return Undecided(found.at)
             if taken:
                 return found
         return None
 
-    def _clause_taken(self, buf: str, end: int, final: bool) -> bool | None:
-        """Whether the piece ends at the clause mark that ends at ``end``; None while undecided."""
+    def _clause_taken(self, buf: str, start: int, end: int, final: bool) -> bool | None:
+        """Whether the piece from ``start`` ends at the clause mark that ends at ``end``; None while undecided."""
         self._words += sum(1 for _ in WORD.finditer(buf, self._counted_to, end))
         self._counted_to = end
         policy = self._pacing.policy
         if self._words >= policy.first_piece_min_words:
             return True
-        if policy.rtf is None or self._words < self._pacing.fewest_words_before_a_cut():
+        if policy.rtf is None:
+            return False
+        if self._words < self._pacing.fewest_words_before_a_cut() and not (
+            self._words == 1 and self._pacing.one_word_clause_allowed(buf[start:end])
+        ):
             return False
         return self._next_piece_in_time(buf, end, final)
 

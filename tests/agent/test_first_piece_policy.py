@@ -57,10 +57,10 @@ def test_the_policy_changes_only_the_clause_cuts_and_cuts_there() -> None:
     assert fast.max_chars == slow.max_chars == 200 and fast.first_piece_clause
     assert fast.first_piece_min_words < slow.first_piece_min_words
     assert fast.ramp_words < slow.ramp_words
-    # The fast one ends at the earliest natural cut (before "from") whose next piece, "from the records,"
-    # (3 words), the speech model says is synthesized before the first piece has played. A server slower
-    # than real time sustains no short piece after it, so its first piece runs on to the clause minimum.
-    assert first_piece(fast) == "Well, as far as I can tell"
+    # The fast one ends at the earliest natural cut, the opener "Well," (decision 138), whose next piece
+    # the speech model says is synthesized before the first piece has played. A server slower than real
+    # time sustains no short piece after it, so its first piece runs on to the clause minimum.
+    assert first_piece(fast) == "Well,"
     assert first_piece(slow) == "Well, as far as I can tell from the records, the museum opens at nine"
 
 
@@ -273,7 +273,8 @@ def test_a_shorter_first_piece_is_taken_when_the_model_says_the_next_one_is_read
     short_next = "Yes, of course. The museum opens at nine in the morning."
     long_next = "Yes, of course, the museum is open every day except on Mondays and holidays."
     assert pieces_of(short_next, policy)[0] == "Yes, of course."  # a sentence end anyway
-    assert pieces_of("Well, yes, it is. The museum opens at nine.", policy)[0] == "Well, yes,"
+    assert pieces_of("Well, yes, it is. The museum opens at nine.", policy)[0] == "Well,"  # "yes," is ready in time
+    assert pieces_of("So, yes, it is. The museum opens at nine.", policy)[0] == "So, yes,"  # 2 letters: not alone
     # "Yes, of course," would stall (11 words next); the piece runs on to the next natural cut, before "on".
     assert pieces_of(long_next, policy)[0] == "Yes, of course, the museum is open every day except"
 
@@ -286,3 +287,39 @@ def test_model_cuts_never_stall_and_never_depend_on_delta_sizes(rtf: float, size
     first, after = words(whole[0]), words(whole[1])
     if first < policy.first_piece_min_words:
         assert not SpeechModel(rtf).cut_stalls(first, after)
+
+
+# -- a first piece of one word --------------------------------------------------------------------------------
+
+SHORT = "Sure, the museum opens at nine in the morning on weekdays."
+
+
+def pieces_at(rtf: float | None, text: str) -> list[str]:
+    segmenter = Segmenter()
+    if rtf is not None:
+        segmenter.adapt_to(rtf)
+    return [p for word in text.split(" ") for p in segmenter.feed(word + " ")] + segmenter.flush()
+
+
+@pytest.mark.parametrize("opener", ["Sure,", "Yes,", "Okay,", "Absolutely;"])
+def test_a_fast_server_starts_with_a_one_word_opener(opener: str) -> None:
+    """An opener of three letters or more is its own first piece when the next piece is ready in time."""
+    assert pieces_at(0.2, SHORT.replace("Sure,", opener))[0] == opener
+
+
+@pytest.mark.parametrize("opener", ["No,", "Hi,", "Oh,", "So,"])
+def test_a_two_letter_opener_is_never_a_piece_alone(opener: str) -> None:
+    """Spoken alone, "No," was heard as "Now," (decision 138): a word that short keeps its clause company."""
+    assert pieces_at(0.2, SHORT.replace("Sure,", opener))[0].startswith(opener + " ")
+
+
+@pytest.mark.parametrize("rtf", [None, 0.6])
+def test_a_one_word_first_piece_needs_a_server_fast_enough(rtf: float | None) -> None:
+    """Without the server's rtf, or where the speech model says the next piece would stall, no one-word piece."""
+    assert pieces_at(rtf, SHORT)[0] != "Sure,"
+
+
+def test_only_the_first_piece_may_be_one_word_at_a_clause() -> None:
+    pieces = pieces_at(0.2, "Sure, the museum opens at nine. Well, it closes at six, then the cafe stays open.")
+    assert pieces[0] == "Sure,"
+    assert "Well," not in pieces[1:]

@@ -1,13 +1,14 @@
-"""The pieces a first-piece cut before a function word makes are each spoken intelligibly on their own
-(a listening-quality proxy: the recognizer's word error rate on each piece, synthesized separately)."""
+"""The pieces a first-piece cut before a function word, or after a one-word opener, makes are each spoken
+intelligibly on their own (a listening-quality proxy: the recognizer's word error rate on each piece,
+synthesized separately)."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
-from speech import assert_heard
+from speech import assert_heard, transcribe, words
 
-from kokoro_bench.texts import LONG, SHORT
+from kokoro_bench.texts import LONG, SHORT, TYPICAL
 from voice_agent.first_piece import adaptive_policy
 from voice_agent.segmenter import Segmenter
 
@@ -44,3 +45,15 @@ def test_the_short_pieces_of_a_slow_servers_ramp_are_heard_as_written(model_serv
     ]
     for piece in pieces:
         heard_as_written(model_server_url, piece)
+
+
+@pytest.mark.slow
+def test_a_one_word_opener_cut_by_a_fast_server_is_heard_alone(model_server_url: str) -> None:
+    """At rtf 0.2 the short and typical answers start with a piece of one word (decision 138)."""
+    openers = [pieces_of(text, 0.2)[0] for text in (SHORT, TYPICAL)]
+    assert openers == ["Sure,", "Yes,"]
+    for opener, other in zip(openers, reversed(openers), strict=True):
+        reply = httpx.post(f"{model_server_url}/invocations", json={"text": opener, "format": "pcm"}, timeout=120)
+        heard = words(transcribe(reply.content, 24_000))
+        assert heard == words(opener), (opener, heard)
+        assert heard != words(other)  # the control: the comparison tells one opener from the other

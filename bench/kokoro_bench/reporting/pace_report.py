@@ -7,6 +7,9 @@
   kokoro_bench`` against a server that advertises only its warm-up pace and against one that sends its running
   pace (docs/decisions/121-first-piece-from-the-running-pace.md), one after the other in one run
   (docs/decisions/136-issue-21-figures.md): the pipelined first audio against the natural-cut bound.
+- ``bench/results/one_word_before.json`` and ``one_word_after.json`` (and ``_2``: a second pair): the same command
+  against one server, run by the client of the commit before a first piece could be one word and by the client
+  after (docs/decisions/138-one-word-first-piece.md).
 """
 
 from __future__ import annotations
@@ -27,6 +30,32 @@ PACE_RUNS = (
     ("before, pair 3", RESULTS / "pace_before_3.json"),
     ("before, pair 4", RESULTS / "pace_before_4.json"),
     ("after, pair 4", RESULTS / "pace_after_4.json"),
+)
+ONE_WORD_RUNS = (
+    ("before, pair 1", RESULTS / "one_word_before.json"),
+    ("after, pair 1", RESULTS / "one_word_after.json"),
+    ("before, pair 2", RESULTS / "one_word_before_2.json"),
+    ("after, pair 2", RESULTS / "one_word_after_2.json"),
+)
+COMMAND = "`python -m kokoro_bench --texts short,typical,long --concurrency 1 --sweep-words '' --server-url URL"
+PACE_INTRO = (
+    "Each pair is one script's run, before then after (pair 3: after then before). Pairs 1-3 ran on a "
+    "shared machine whose load changed within a pair (the rtf column), so they compare the two servers "
+    "only as far as their rtf agree; pair 4 ran on a quiet machine (load average 1.4-1.9: the two servers "
+    "and the client).",
+    "",
+    f"{COMMAND} --repeats 1`, "
+    "run against a server without the running pace (before: `kokoro-serve` of 7bab379, the commit before "
+    "decision 121) and one with it (after), one after the other; the client is the same. "
+    "*Advertised*: the rtf the server's `ready` carried; *measured*: the run's sentences.",
+)
+ONE_WORD_INTRO = (
+    f"{COMMAND} --repeats R`, run against one server (main, started afresh for each pair) by two clients one "
+    "after the other, on a quiet machine (load average 1.7-1.9): before, the client of ae84363, whose first "
+    "piece holds at least two words; after, this one's, whose first piece may be a one-word opener such as "
+    '"Sure," (three letters or more) when the speech model says the next piece is ready in time. Pair 1: '
+    "R = 1; pair 2: R = 3 (medians; the first piece shown is the first repeat's). *Advertised*: the rtf the "
+    "server's `ready` carried; *measured*: the run's sentences.",
 )
 
 
@@ -69,25 +98,15 @@ def pieces_markdown(report: dict) -> list[str]:
     return [*out, ""]
 
 
-def pace_markdown(runs: list[tuple[str, dict]]) -> list[str]:
+def pace_markdown(runs: list[tuple[str, dict]], title: str, decision: int, intro: tuple[str, ...]) -> list[str]:
+    """One table of before/after runs: each text's pipelined first audio against its natural-cut bound."""
+    rtfs = ", ".join(str(data["meta"]["rtf_measured"]) for _, data in runs)
     out = [
-        "### The first piece from the running pace, before and after (decision 121; rtf "
-        + ", ".join(str(data["meta"]["rtf_measured"]) for _, data in runs)
-        + " on sentences)",
+        f"### {title}, before and after (decision {decision}; rtf {rtfs} on sentences)",
         "",
-        "Each pair is one script's run, before then after (pair 3: after then before). Pairs 1-3 ran on a "
-        "shared machine whose load changed within a pair (the rtf column), so they compare the two servers "
-        "only as far as their rtf agree; pair 4 ran on a quiet machine (load average 1.4-1.9: the two servers "
-        "and the client).",
+        *intro,
         "",
-        "`python -m kokoro_bench --texts short,typical,long --concurrency 1 --sweep-words '' --repeats 1 --server-url URL`, "
-        "run against a server without the running pace (before: `kokoro-serve` of 7bab379, the commit before "
-        "decision 121) and one with it (after), one after the other; the client is the same. "
-        "*Advertised*: the rtf the server's `ready` carried; *measured*: the run's sentences.",
-        "",
-        _row(
-            ["server", "text", "rtf advertised / measured", "pipelined audible", "natural-cut bound", "ratio", "stall"]
-        )
+        _row(["run", "text", "rtf advertised / measured", "pipelined audible", "natural-cut bound", "ratio", "stall"])
         + "\n|---|---|---|---|---|---|---|",
     ]
     for name, data in runs:
@@ -115,6 +134,11 @@ def markdown() -> list[str]:
     out = []
     if PIECES.is_file():
         out += pieces_markdown(json.loads(PIECES.read_text(encoding="utf-8")))
-    if all(path.is_file() for _, path in PACE_RUNS):
-        out += pace_markdown([(name, json.loads(path.read_text(encoding="utf-8"))) for name, path in PACE_RUNS])
+    for runs, title, decision, intro in (
+        (PACE_RUNS, "The first piece from the running pace", 121, PACE_INTRO),
+        (ONE_WORD_RUNS, "A one-word first piece", 138, ONE_WORD_INTRO),
+    ):
+        if all(path.is_file() for _, path in runs):
+            loaded = [(name, json.loads(path.read_text(encoding="utf-8"))) for name, path in runs]
+            out += pace_markdown(loaded, title, decision, intro)
     return out

@@ -14,7 +14,8 @@ baseline's trimmed audio:
 Figures per treatment: the unheard audio decoded (seconds beyond what trimming keeps), how far the audible
 onset and end moved against the phonemes (ms; positive: later), the trimmed audio's loudness change (dB)
 and the energy of its first and last 50 ms against the baseline's. Findings: docs/decisions/
-122-the-edge-silence-is-decoded.md; run with ``python -m kokoro_devtools.edge_study``.
+122-the-edge-silence-is-decoded.md; run with ``python -m kokoro_devtools.edge_study``. The torch engine's
+generator on the heard window alone, with the whole run's statistics replayed: :mod:`.windowed`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ bash's). Words after ``bash`` in the fence's info string are tags (GitHub shows 
             background, are waited for, and get Ctrl-C when the page is done: then they must exit 0
             (docs/decisions/110-a-requested-stop-exits-0.md).
 ``long``    each command runs as written for :data:`LONG_RUN_S`, then gets Ctrl-C: it must exit 130 and
-            leave no process behind (or have finished by then, with its documented exit code).
+            leave no process behind (or have finished by then, with its documented exit code). A long
+            command starts at its place in the page and runs beside the commands after it: the page's end
+            waits until each has had its time (a page's long commands would otherwise add up to minutes
+            of a suite run spent waiting on them one at a time).
 ``manual``  not run here (set-up itself, the whole suite): its programs must exist.
 ``gpu``     run where CUDA is; elsewhere as ``manual``.
 
@@ -184,6 +187,12 @@ class Background:
         return self.log.read_text(errors="replace")
 
 
+@dataclass
+class LongRun(Background):
+    where: str = ""
+    started: float = 0.0
+
+
 class PageRun:
     """One page's commands, in order, in ``cwd`` (a copy of the repository): exports carry on to the
     commands after them, background servers live until :meth:`finish` stops them."""
@@ -194,6 +203,7 @@ class PageRun:
         self.ports = ports
         self.logs = logs
         self.background: list[Background] = []
+        self.long_runs: list[LongRun] = []
         self.failures: list[str] = []
 
     def check(self, ok: bool, where: str, what: str, output: str = "") -> None:
@@ -289,22 +299,34 @@ class PageRun:
 
     def _long(self, command: Command, text: str, where: str) -> None:
         log = self._log()
-        proc = self._popen(text, log)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=LONG_RUN_S)
-        if proc.returncode is not None:
-            expected = command.exit_code or 0
-            self.check(
-                proc.returncode == expected, where, f"exit {proc.returncode}, documented {expected}", log.read_text()
-            )
-            return
-        code = _stop_group(proc, signal.SIGINT)
-        output = log.read_text(errors="replace")
-        self.check(code == 130, where, f"Ctrl-C after {LONG_RUN_S:.0f} s: exit {code}, documented 130", output)
-        self.check(not _group_alive(proc.pid), where, "processes left behind after Ctrl-C", output)
+        self.long_runs.append(LongRun(command, self._popen(text, log), log, where, time.monotonic()))
+
+    def _end_long_runs(self) -> None:
+        """Each long command, once it has had :data:`LONG_RUN_S`: its documented exit code if it finished,
+        else Ctrl-C (to all of them at once), exit 130 and nothing left behind."""
+        for run in self.long_runs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                run.proc.wait(timeout=max(0.0, run.started + LONG_RUN_S - time.monotonic()))
+        stopped = [run for run in self.long_runs if run.proc.poll() is None]
+        for run in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(run.proc.pid, signal.SIGINT)
+        for run in self.long_runs:
+            if run not in stopped:
+                expected = run.command.exit_code or 0
+                code = run.proc.returncode
+                self.check(code == expected, run.where, f"exit {code}, documented {expected}", run.output())
+                continue
+            code = _stop_group(run.proc, None)
+            output = run.output()
+            self.check(code == 130, run.where, f"Ctrl-C after {LONG_RUN_S:.0f} s: exit {code}, documented 130", output)
+            self.check(not _group_alive(run.proc.pid), run.where, "processes left behind after Ctrl-C", output)
+        self.long_runs.clear()
 
     def finish(self) -> None:
-        """Ctrl-C to every background server, last started first: each must exit 0."""
+        """The long commands' ends (:meth:`_end_long_runs`), then Ctrl-C to every background server, last
+        started first: each must exit 0."""
+        self._end_long_runs()
         for started in reversed(self.background):
             code = _stop_group(started.proc, signal.SIGINT)
             where = f"{started.command.line}: {started.command.text[:160]}"
@@ -312,11 +334,13 @@ class PageRun:
         self.background.clear()
 
 
-def _stop_group(proc: subprocess.Popen, sig: signal.Signals) -> int | None:
-    """Send ``sig`` to the command's process group; SIGKILL what is left after the grace period."""
+def _stop_group(proc: subprocess.Popen, sig: signal.Signals | None) -> int | None:
+    """Send ``sig`` to the command's process group (None: it was sent already); SIGKILL what is left after
+    the grace period."""
     if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
+        if sig is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=STOP_TIMEOUT_S)
     if proc.poll() is None:

@@ -50,7 +50,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Every test marked by what it needs (tests/needs.py): ``./test.sh --fast`` selects by these marks. On
     parallel workers, the scopes with the longest tests go first (``--no-loadscope-reorder`` keeps it)."""
     mark(items)
-    if config.getoption("dist", "no") == "loadscope":
+    # A pytest-xdist worker collects with ``dist`` reset to "no" (xdist's remote setup_config), and the
+    # controller schedules in the order the workers collected: the order must be made there.
+    if config.getoption("dist", "no") == "loadscope" or hasattr(config, "workerinput"):
         heaviest_first(items)
 
 

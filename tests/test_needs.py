@@ -107,6 +107,25 @@ def test_workers_take_the_scopes_of_the_longest_tests_first() -> None:
     ]
 
 
+def test_a_parallel_run_takes_the_heaviest_scopes_first() -> None:
+    """On a real pytest-xdist worker, which collects with ``dist`` reset to "no": the scheduler keeps the order
+    the workers collected in, so the documented pages (the longest scope) must lead it there. One worker runs
+    its queue in that order; a unit file that sorts before them by path comes after."""
+    pages = "tests/docs/test_documented_commands.py::test_every_fence_is_parsed_and_tagged_known"
+    unit = "tests/agent/test_agent_pool.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "1", "--dist", "loadscope"]
+        + ["--no-loadscope-reorder", "-v", unit, pages],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    ran = [line.split()[-1] for line in done.stdout.splitlines() if " PASSED " in line]
+    assert done.returncode == 0 and ran[0] == pages, done.stdout[-3000:]
+    assert any(test.startswith(unit) for test in ran[1:]), ran
+
+
 def test_every_marker_is_registered() -> None:
     pyproject = (REPO / "pyproject.toml").read_text()
     assert all(f'"{name}: ' in pyproject for name in NEEDS)

@@ -14,6 +14,7 @@ figures from the results files), ``policy`` (the first-piece policy, computed), 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +23,7 @@ import typer
 from kokoro_server.settings import offline_environment
 
 from .errors import BenchError
-from .interruption import interruptible
+from .interruption import interruptible_command
 from .measuring import (
     batching,
     g2p,
@@ -42,7 +43,6 @@ from .settings import int_list, name_list, preset, with_options
 app = typer.Typer(add_completion=False, help=__doc__)
 
 
-@app.callback(invoke_without_command=True)
 def bench(
     ctx: typer.Context,
     quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
@@ -65,39 +65,43 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return  # a subcommand runs instead, with its own options
     offline_environment()
-    with interruptible("bench"):
-        try:
-            settings = with_options(
-                preset(quick),
-                json_path=json_path,
-                plots_dir=plots,
-                tokens_per_s=tokens_per_s,
-                texts=None if texts is None else name_list("--texts", texts),
-                concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
-                sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
-                repeats=repeats,
-                voice=voice,
-                engine=engine,
-                device=device,
-                server_url=server_url,
-                simulate_rtf=simulate_rtf,
-            )
-            report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
-            typer.echo(render(report))
-            for path in write_outputs(report, traces, settings):
-                typer.echo(f"wrote {path}", err=True)
-        except BenchError as err:
-            typer.echo(f"bench: {err}", err=True)
-            raise typer.Exit(2) from None
+    try:
+        settings = with_options(
+            preset(quick),
+            json_path=json_path,
+            plots_dir=plots,
+            tokens_per_s=tokens_per_s,
+            texts=None if texts is None else name_list("--texts", texts),
+            concurrency=None if concurrency is None else int_list("--concurrency", concurrency),
+            sweep_words=None if sweep_words is None else int_list("--sweep-words", sweep_words),
+            repeats=repeats,
+            voice=voice,
+            engine=engine,
+            device=device,
+            server_url=server_url,
+            simulate_rtf=simulate_rtf,
+        )
+        report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+        typer.echo(render(report))
+        for path in write_outputs(report, traces, settings):
+            typer.echo(f"wrote {path}", err=True)
+    except BenchError as err:
+        typer.echo(f"bench: {err}", err=True)
+        raise typer.Exit(2) from None
 
 
-app.command("soak")(soak_command.run)
-app.command("report")(docs_report.report)
-app.command("policy")(policy_sweep.run)
-app.command("interrupt")(interrupt.main)
-app.command("g2p")(g2p.g2p)
-app.command("g2p-fairness")(g2p_fairness.main)
-app.command("normalization")(normalization.main)
-app.command("openai-api")(openai_api.openai_api)
-app.command("pieces")(piece_render.pieces)
-app.command("batching")(batching.batching)
+COMMANDS: dict[str, Callable[..., None]] = {
+    "soak": soak_command.run,
+    "report": docs_report.report,
+    "policy": policy_sweep.run,
+    "interrupt": interrupt.main,
+    "g2p": g2p.g2p,
+    "g2p-fairness": g2p_fairness.main,
+    "normalization": normalization.main,
+    "openai-api": openai_api.openai_api,
+    "pieces": piece_render.pieces,
+    "batching": batching.batching,
+}
+app.callback(invoke_without_command=True)(interruptible_command("bench", bench))
+for _name, _command in COMMANDS.items():
+    app.command(_name)(interruptible_command(f"bench {_name}", _command))

@@ -1,16 +1,27 @@
 """How every benchmark command stops on Ctrl-C or SIGTERM: exit code 130 and one line, after the model
-server it started has been stopped."""
+server it started has been stopped.
+
+The app registers each command through :func:`interruptible_command`, so a new command cannot forget:
+without it Typer turns Ctrl-C into "Aborted!" and exit 1, and a command with a thread inside onnxruntime
+aborts (SIGABRT) while the interpreter finalizes.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
 
 import typer
 
 from kokoro_processes import children
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @contextlib.contextmanager
@@ -27,3 +38,34 @@ def interruptible(program: str) -> Iterator[None]:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+
+
+def interruptible_command(program: str, command: Callable[P, R]) -> Callable[P, R]:
+    """``command`` run inside :func:`interruptible`; Typer reads the options from the wrapped signature."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with interruptible(program):
+            return command(*args, **kwargs)
+
+    return run
+
+
+@contextlib.contextmanager
+def interruptible_while_loading(program: str) -> Iterator[None]:
+    """Ctrl-C while the command line's libraries load (torch, spaCy: seconds, tens of them on a loaded
+    machine) exits 130 with the same one line, not a ``KeyboardInterrupt`` traceback from inside an import.
+    A SIGINT that was ignored (a background job) stays ignored."""
+
+    def stop(signum: int, frame: object) -> None:
+        sys.stderr.write(f"{program}: interrupted\n")
+        os._exit(130)
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -8,8 +8,8 @@ bidirectional speech session, on one loaded model. Its public modules, by layer:
 * :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
   the streaming encoders of its formats;
 * :mod:`~kokoro_server.runtime`, :mod:`~kokoro_server.scheduler`, :mod:`~kokoro_server.admission`,
-  :mod:`~kokoro_server.g2p_pool`: the loaded model, its worker threads, how many listeners it takes, the G2P
-  processes;
+  :mod:`~kokoro_server.g2p_pool`, :mod:`~kokoro_server.g2p_worker`: the loaded model, its worker threads, how many
+  listeners it takes, the G2P processes;
 * :mod:`~kokoro_server.engine`: text to audio (G2P, normalization, voices, backends);
 * :mod:`~kokoro_server.audio`, :mod:`~kokoro_server.assets`, :mod:`~kokoro_server.offline_assets`: PCM and WAV,
   the model's files and their offline assembly.
@@ -26,6 +26,7 @@ __all__ = [
     "engine",
     "errors",
     "g2p_pool",
+    "g2p_worker",
     "listener",
     "offline_assets",
     "openai_api",

@@ -1,7 +1,7 @@
 """G2P on a few worker processes: misaki is not thread-safe, and one process reads one slice at a time.
 
-Each worker is a spawned process (not forked: the server holds the model's threads) that loads misaki and
-spaCy once, offline (it inherits ``HF_HUB_OFFLINE`` from the server, and the spaCy model is installed as
+Each worker (:mod:`kokoro_server.g2p_worker`) is a spawned process (not forked: the server holds the
+model's threads) that loads misaki and spaCy once, offline (it inherits ``HF_HUB_OFFLINE`` from the server, and the spaCy model is installed as
 a package by ./setup.sh), then reads slices sent over its pipe. The G2P queue's threads, one per worker,
 each borrow an idle worker for one slice (docs/decisions/130-fair-g2p-slices.md).
 
@@ -17,16 +17,15 @@ import logging
 import multiprocessing
 import os
 import queue
-import signal
 import threading
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from kokoro_server.engine.phonemes import Phonemizer, Token, UnreadableText
+from kokoro_server import g2p_worker
+from kokoro_server.engine.phonemes import Token, UnreadableText
 
 log = logging.getLogger("kokoro_server")
-_READY = "ready"
 _STOP_S = 2.0  # how long a worker has to exit at shutdown before it is killed
 # The most G2P workers a server starts by default, whatever its cores (docs/decisions/130-fair-g2p-slices.md).
 MAX_DEFAULT_WORKERS = 4
@@ -47,31 +46,12 @@ class _WorkerDied(RuntimeError):
     pass
 
 
-def _serve(conn: Connection) -> None:
-    """A worker process: load G2P once, then read ``(text, lang)`` slices until the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the server decides
-    phonemizer = Phonemizer()
-    conn.send(_READY)
-    while True:
-        try:
-            request = conn.recv()
-        except EOFError:  # the server is gone
-            return
-        if request is None:
-            return
-        text, lang = request
-        try:
-            conn.send(("ok", phonemizer.read(text, lang)))
-        except UnreadableText as exc:
-            conn.send(("unreadable", str(exc)))
-        except Exception as exc:  # a fault inside misaki: this text fails, the worker goes on
-            conn.send(("failed", f"{type(exc).__name__}: {exc}"[:300]))
-
-
 class _Worker:
     def __init__(self, context: multiprocessing.context.SpawnContext):
         self.conn, child = context.Pipe()
-        self.process: BaseProcess = context.Process(target=_serve, args=(child,), name="kokoro-g2p", daemon=True)
+        self.process: BaseProcess = context.Process(
+            target=g2p_worker.serve, args=(child,), name="kokoro-g2p", daemon=True
+        )
         self.process.start()
         child.close()
         self.ready = False
@@ -87,7 +67,7 @@ class _Worker:
     def wait_ready(self) -> None:
         """Block until the worker has loaded G2P (seconds); raises _WorkerDied if it dies first."""
         if not self.ready:
-            if self._reply() != _READY:
+            if self._reply() != g2p_worker.READY:
                 raise _WorkerDied("a G2P process started wrong")
             self.ready = True
 

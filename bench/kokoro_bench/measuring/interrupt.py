@@ -33,7 +33,6 @@ from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from ..errors import BenchError
-from ..interruption import interruptible
 from ..stats import percentile
 from .server import advertised_ready, check_ready, model_server
 
@@ -166,8 +165,7 @@ def main(
         typer.echo("bench: --rounds must be at least 1", err=True)
         raise typer.Exit(2)
     try:
-        with interruptible("bench"):
-            figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s))
+        figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s))
     except BenchError as err:
         typer.echo(f"bench: {err}", err=True)
         raise typer.Exit(2) from None

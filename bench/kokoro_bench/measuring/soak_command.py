@@ -21,7 +21,6 @@ from kokoro_processes.servers import model_server_child
 from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
-from ..interruption import interruptible
 from .soak import soak
 
 FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
@@ -56,12 +55,9 @@ def run(
     try:
         # The listener limit is lifted so that every client keeps the server busy; admission itself is
         # tested in tests/container/test_admission.py.
-        with (
-            interruptible("bench soak"),
-            model_server_child(
-                "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
-            ) as (url, proc),
-        ):
+        with model_server_child(
+            "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
+        ) as (url, proc):
             report = asyncio.run(soak(url, proc.pid, minutes, sessions, terminated=terminated))
     except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)

@@ -164,3 +164,60 @@ def test_sigterm_to_the_benchmark_ends_its_model_server(tmp_path: Path):
     finally:
         if bench.poll() is None:
             bench.kill()
+
+
+def _cpu_s(pid: int) -> float:
+    """The user CPU seconds the process has used (``/proc/<pid>/stat``)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11]) / os.sysconf("SC_CLK_TCK")
+
+
+def test_ctrl_c_to_a_benchmark_subcommand_mid_render_exits_130(tmp_path: Path):
+    """``pieces`` renders in its own process, with onnxruntime's threads running: before every subcommand
+    was registered through kokoro_bench.interruption, a Ctrl-C there aborted the interpreter (SIGABRT)."""
+    log = (tmp_path / "bench.log").open("w")
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "kokoro_bench", "pieces", "--repeats", "50"],
+        env=env_without_aws(),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # a group of its own, which gets the Ctrl-C as a terminal's would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in start_cli
+    )
+    try:
+        wait_for(lambda: descendants(bench.pid), 120, "the benchmark's G2P processes")
+        tree = descendants(bench.pid)
+        started = _cpu_s(bench.pid)
+        wait_for(lambda: _cpu_s(bench.pid) > started + 15, 300, "15 s of rendering")  # well into the renders
+        os.killpg(bench.pid, signal.SIGINT)
+        bench.wait(timeout=60)
+        output = (tmp_path / "bench.log").read_text()
+        assert bench.returncode == 130, output
+        assert "bench pieces: interrupted" in output.splitlines() and "Traceback" not in output, output
+        wait_for(lambda: not [pid for pid in tree if alive(pid)], 20, "the G2P processes to end")
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+
+
+def test_ctrl_c_while_the_benchmark_loads_its_libraries_exits_130(tmp_path: Path):
+    """Importing the command line takes seconds (torch, spaCy); a Ctrl-C then is one line, not a traceback."""
+    log = (tmp_path / "bench.log").open("w")
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "kokoro_bench", "pieces"],
+        env=env_without_aws(),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        wait_for(lambda: "libtorch" in Path(f"/proc/{bench.pid}/maps").read_text(), 120, "torch to load")
+        os.killpg(bench.pid, signal.SIGINT)
+        bench.wait(timeout=60)
+        output = (tmp_path / "bench.log").read_text()
+        assert bench.returncode == 130 and output == "bench: interrupted\n", output
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)

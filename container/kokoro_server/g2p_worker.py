@@ -1,0 +1,34 @@
+"""One G2P worker process's loop (:mod:`kokoro_server.g2p_pool` starts and replaces them).
+
+It has a module of its own that imports nothing heavy: a spawned process imports its target's module
+before it runs the target, and until :func:`serve` ignores SIGINT a Ctrl-C to the process group (a
+terminal's, at start-up) would stop it mid-import (misaki pulls in spaCy and torch) with a traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+from multiprocessing.connection import Connection
+
+READY = "ready"  # the worker's first message: G2P is loaded
+
+
+def serve(conn: Connection) -> None:
+    """Load G2P once, then read ``(text, lang)`` slices until the pipe closes or sends None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the server decides
+    from kokoro_server.engine.phonemes import Phonemizer, UnreadableText  # only now: see the module's docstring
+
+    phonemizer = Phonemizer()
+    try:
+        conn.send(READY)
+        while (request := conn.recv()) is not None:
+            text, lang = request
+            try:
+                reply: tuple[str, object] = ("ok", phonemizer.read(text, lang))
+            except UnreadableText as exc:
+                reply = ("unreadable", str(exc))
+            except Exception as exc:  # a fault inside misaki: this text fails, the worker goes on
+                reply = ("failed", f"{type(exc).__name__}: {exc}"[:300])
+            conn.send(reply)
+    except (EOFError, OSError):  # the server is gone (one that ended with os._exit resets the pipe)
+        return

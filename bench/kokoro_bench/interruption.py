@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 
@@ -53,19 +53,23 @@ def interruptible_command(program: str, command: Callable[P, R]) -> Callable[P, 
 
 @contextlib.contextmanager
 def interruptible_while_loading(program: str) -> Iterator[None]:
-    """Ctrl-C while the command line's libraries load (torch, spaCy: seconds, tens of them on a loaded
-    machine) exits 130 with the same one line, not a ``KeyboardInterrupt`` traceback from inside an import.
-    A SIGINT that was ignored (a background job) stays ignored."""
+    """Ctrl-C or SIGTERM while the command line's libraries load (torch, spaCy: seconds, tens of them on a
+    loaded machine) exits 130 with the same one line, not a ``KeyboardInterrupt`` traceback from inside an
+    import. A signal that was ignored (SIGINT in a background job) stays ignored."""
 
     def stop(signum: int, frame: object) -> None:
         sys.stderr.write(f"{program}: interrupted\n")
         os._exit(130)
 
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield
-        return
-    signal.signal(signal.SIGINT, stop)
+    defaults: dict[signal.Signals, Any] = {
+        signal.SIGINT: signal.default_int_handler,
+        signal.SIGTERM: signal.SIG_DFL,
+    }
+    caught = [sig for sig, default in defaults.items() if signal.getsignal(sig) is default]
+    for sig in caught:
+        signal.signal(sig, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for sig in caught:
+            signal.signal(sig, defaults[sig])

@@ -200,8 +200,10 @@ def test_ctrl_c_to_a_benchmark_subcommand_mid_render_exits_130(tmp_path: Path):
             os.killpg(bench.pid, signal.SIGKILL)
 
 
-def test_ctrl_c_while_the_benchmark_loads_its_libraries_exits_130(tmp_path: Path):
-    """Importing the command line takes seconds (torch, spaCy); a Ctrl-C then is one line, not a traceback."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_while_the_benchmark_loads_its_libraries_exits_130(tmp_path: Path, sig: signal.Signals):
+    """Importing the command line takes seconds (torch, spaCy); a Ctrl-C or SIGTERM then is one line and
+    exit 130, as later, not a traceback."""
     log = (tmp_path / "bench.log").open("w")
     bench = subprocess.Popen(
         [sys.executable, "-m", "kokoro_bench", "pieces"],
@@ -214,7 +216,7 @@ def test_ctrl_c_while_the_benchmark_loads_its_libraries_exits_130(tmp_path: Path
     )
     try:
         wait_for(lambda: "libtorch" in Path(f"/proc/{bench.pid}/maps").read_text(), 120, "torch to load")
-        os.killpg(bench.pid, signal.SIGINT)
+        os.killpg(bench.pid, sig)
         bench.wait(timeout=60)
         output = (tmp_path / "bench.log").read_text()
         assert bench.returncode == 130 and output == "bench: interrupted\n", output

@@ -36,8 +36,6 @@ from .measuring import (
     soak_command,
 )
 from .reporting import docs_report
-from .reporting.report import render
-from .run import run_bench, write_outputs
 from .settings import int_list, name_list, preset, with_options
 
 app = typer.Typer(add_completion=False, help=__doc__)
@@ -65,6 +63,9 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return  # a subcommand runs instead, with its own options
     offline_environment()
+    from .reporting.report import render  # the run's libraries (matplotlib, the engine) load only now
+    from .run import run_bench, write_outputs
+
     try:
         settings = with_options(
             preset(quick),

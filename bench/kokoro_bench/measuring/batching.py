@@ -16,20 +16,21 @@ import platform
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.batch import BatchRow, token_bucket
-from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
-from kokoro_server.engine.torch_backend import TorchBackend
 from kokoro_server.settings import offline_environment
 from speech_protocol.messages import SAMPLE_RATE
 
 from ..errors import BenchError
 from ..settings import int_list
+
+if TYPE_CHECKING:
+    from kokoro_server.engine.torch_backend import TorchBackend
 
 SENTENCES = (
     "Sure, I can help with that.",
@@ -47,6 +48,8 @@ SPEEDS = (1.0, 1.2, 0.9)
 
 def pieces(count: int, assets: model_assets.ModelAssets) -> list[BatchRow]:
     """``count`` rows cycling through the sentences, voices and speeds."""
+    from kokoro_server.engine.phonemes import Phonemizer  # misaki, spaCy, torch: only when the command runs
+
     g2p = Phonemizer()
     rows = []
     for i in range(count):
@@ -134,6 +137,8 @@ def batching(
     with tempfile.TemporaryDirectory() as folder:
         assets = model_assets.resolve("torch", torch_model=_weights(torch_model, Path(folder)))
         backend = load_backend("torch", assets, device, threads)
+        from kokoro_server.engine.torch_backend import TorchBackend  # loaded by load_backend by now
+
         assert isinstance(backend, TorchBackend)
         rows = pieces(pieces_n, assets)
         speak(backend, rows[:2], 2)  # first calls are slower: warm both paths

@@ -14,13 +14,15 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kokoro_server.engine.phonemes import Phonemizer, UnreadableText
 from kokoro_server.settings import offline_environment
 from speech_protocol.messages import MAX_TEXT_CHARS
+
+if TYPE_CHECKING:
+    from kokoro_server.engine.phonemes import Phonemizer
 
 # One repeating unit per class; a text of the class is the unit repeated to the wanted length.
 TOKEN_CLASSES = {
@@ -61,6 +63,8 @@ def worst(entries: list[dict]) -> dict:
 
 
 def measure(budget_s: float, after_chars: int, say) -> dict:
+    from kokoro_server.engine.phonemes import Phonemizer, UnreadableText  # misaki, spaCy, torch: only when run
+
     raw, guarded = Phonemizer(bounded=False), Phonemizer()
     for g2p in (raw, guarded):
         g2p.phonemize("Warm up the tagger.", "a")

@@ -29,7 +29,6 @@ from websockets.asyncio.client import connect
 
 from kokoro_processes.servers import agent_server_thread
 from kokoro_server.settings import offline_environment
-from voice_agent.app import create_app
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from ..errors import BenchError
@@ -138,6 +137,8 @@ async def run(
             tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
             llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s),
         )
+        from voice_agent.app import create_app  # Strands and AgentCore: only when the command runs
+
         with agent_server_thread(create_app(settings)) as agent_url:
             results = await _rounds(agent_url, rounds + 1, random.Random(seed), settle_s)
         return summarize(results, rtf), results

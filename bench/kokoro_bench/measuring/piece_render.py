@@ -17,17 +17,18 @@ import os
 import statistics
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from kokoro_server.audio import speech_bounds
-from kokoro_server.engine.synthesizer import Synthesizer
 from speech_protocol.messages import SAMPLE_RATE
 
 from ..errors import BenchError
-from .overhead import load_engine
 from .process_stats import load_average
+
+if TYPE_CHECKING:
+    from kokoro_server.engine.synthesizer import Synthesizer
 
 # As the agent cuts them: a one-word reply, an eager first piece, a sentence, a long sentence.
 PIECES = (
@@ -71,6 +72,8 @@ def measure(synth: Synthesizer, voice: str, repeats: int) -> list[dict[str, Any]
 
 
 async def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
+    from .overhead import load_engine  # the engine's libraries: only when the command runs
+
     runtime = await load_engine(engine, "cpu", voice)
     try:
         if runtime.synthesizer is None:

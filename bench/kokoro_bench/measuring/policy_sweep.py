@@ -25,7 +25,6 @@ import typer
 
 from speech_protocol.pace import PIECE_OVERHEAD_S, SpeechModel, word_count
 from voice_agent.first_piece import SegmentPolicy, adaptive_policy
-from voice_agent.llm import scripted_tokens
 from voice_agent.segmenter import Segmenter
 
 from ..errors import BenchError
@@ -47,6 +46,8 @@ def cpu_piece_overhead_s(rtf: float) -> float:
 
 def llm_timeline(text: str, tokens_per_s: float = TOKENS_PER_S) -> list[tuple[float, str]]:
     """(time, delta) as the scripted LLM writes ``text``: one token every ``1 / tokens_per_s`` seconds."""
+    from voice_agent.llm import scripted_tokens  # beside Strands: only when the command runs
+
     return [((i + 1) / tokens_per_s, token) for i, token in enumerate(scripted_tokens(text))]
 
 

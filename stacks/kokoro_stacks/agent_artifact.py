@@ -9,7 +9,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
-from kokoro_stacks.agent_bundle import ENTRYPOINT, UNUSED_BUNDLING_IMAGE, AgentBundler
+from kokoro_stacks.agent_bundle import ENTRYPOINT, UNUSED_BUNDLING_IMAGE, AgentBundler, bundle_fingerprint
 from kokoro_stacks.ecr_pull import grant_ecr_pull
 from kokoro_stacks.nag import acknowledge, wildcard_action, wildcard_resource
 from kokoro_stacks.project_paths import ProjectPaths
@@ -43,6 +43,7 @@ class AgentArtifact(Construct):
                 self,
                 "Code",
                 path=str(paths.agent_dir),
+                asset_hash=bundle_fingerprint(paths),
                 bundling=BundlingOptions(
                     image=UNUSED_BUNDLING_IMAGE,
                     local=AgentBundler(paths),  # type: ignore[arg-type]  # aws-cdk types try_bundle with keyword options; jsii passes them positionally (aws-cdk#26581)

@@ -6,31 +6,53 @@ bundle holds the versions the tests ran. The same pip run installs the shared ``
 package from a copy of its folder (pure Python, built here: pip builds a local project in its own folder,
 and the repository is no place for its build/ and egg-info); the agent's sources go on top.
 
-The pip command itself, and which pip can run it, are in :mod:`kokoro_stacks.bundling_pip`.
+The pip command itself, and which pip can run it, are in :mod:`kokoro_stacks.bundling_pip`. The asset's
+hash is :func:`bundle_fingerprint`, over every input of the bundle: CDK skips bundling into a ``cdk.out``
+that already holds a bundle of that hash (docs/decisions/139-the-agent-bundle-hash.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import jsii
-from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
+from aws_cdk import BundlingOptions, DockerImage, FileSystem, ILocalBundling
 
 from kokoro_stacks import package_index
-from kokoro_stacks.bundling_pip import BUNDLING_FAILED, BundlingError, check_pip, pip_install_command
+from kokoro_stacks.bundling_pip import (
+    BUNDLING_FAILED,
+    TARGET_PLATFORM,
+    BundlingError,
+    check_pip,
+    pip_install_command,
+)
 from kokoro_stacks.project_paths import ProjectPaths
 
 ENTRYPOINT = "main.py"
 # BundlingOptions requires an image; it is never run, because AgentBundler either bundles or raises.
 UNUSED_BUNDLING_IMAGE = DockerImage.from_registry("public.ecr.aws/sam/build-python3.12")
-_SKIPPED_SOURCES = shutil.ignore_patterns(
-    "__pycache__", "*.pyc", "*.egg-info", "requirements.txt", "Dockerfile", "*.dockerignore"
-)
+_UNREAD_AGENT_FILES = ("__pycache__", "*.pyc", "*.egg-info", "Dockerfile", "*.dockerignore")  # not in the bundle
+# requirements.txt is read by pip but not copied into the bundle.
+_SKIPPED_SOURCES = shutil.ignore_patterns(*_UNREAD_AGENT_FILES, "requirements.txt")
+_BUILD_OUTPUT_NAMES = ("__pycache__", "*.pyc", "*.egg-info", "build")
+_BUILD_OUTPUTS = shutil.ignore_patterns(*_BUILD_OUTPUT_NAMES)
 
-_BUILD_OUTPUTS = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+
+def bundle_fingerprint(paths: ProjectPaths) -> str:
+    """The agent folder, the speech_protocol package, the pins and pip's target platform, hashed: the code
+    asset's hash. CDK's own hash covers only the asset's folder (agent/), so an edit of speech_protocol or
+    of a pin, synthesized again into the same ``cdk.out``, kept the old bundle."""
+    parts = [
+        FileSystem.fingerprint(str(paths.agent_dir), exclude=list(_UNREAD_AGENT_FILES)),
+        FileSystem.fingerprint(str(paths.protocol_package), exclude=list(_BUILD_OUTPUT_NAMES)),
+        FileSystem.fingerprint(str(paths.constraints)) if paths.constraints.is_file() else "no constraints",
+        " ".join(TARGET_PLATFORM),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
@@ -40,7 +62,7 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path) -> None:
         if not required.is_file():
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
     check_pip()
-    constraints = paths.root / "constraints.txt"
+    constraints = paths.constraints
     with tempfile.TemporaryDirectory(prefix="agent-bundle-") as scratch:
         protocol = shutil.copytree(paths.protocol_package, Path(scratch) / "speech_protocol", ignore=_BUILD_OUTPUTS)
         command = pip_install_command(

@@ -28,6 +28,11 @@ class ProjectPaths:
         return self.root / "speech_protocol"
 
     @property
+    def constraints(self) -> Path:
+        """The pins of every Python dependency (``constraints.txt``); the agent's bundle resolves under them."""
+        return self.root / "constraints.txt"
+
+    @property
     def agent_dockerfile(self) -> str:
         """The agent image's Dockerfile, relative to :attr:`root` (its build context)."""
         return "agent/Dockerfile"

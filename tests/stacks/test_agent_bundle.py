@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from aws_cdk import AssetStaging
 from stack_synth import REPO_ROOT, synthesize
 
 from kokoro_stacks.agent_bundle import BundlingError, bundle_agent
@@ -106,11 +107,42 @@ def test_cdk_runs_the_bundler_and_stages_its_output(project: ProjectPaths, tmp_p
     """Through jsii, as `cdk synth` does: the code asset is the bundle, not the agent/ folder."""
     (project.root / project.model_dockerfile).parent.mkdir(parents=True)
     (project.root / project.model_dockerfile).write_text("FROM scratch\n")
-    build = synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True)
-    (code,) = (a for a in build.assets("KokoroVoiceAgent")["files"].values() if a["source"]["packaging"] == "zip")
-    staged = build.outdir / code["source"]["path"]
+    staged = _staged_code(synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True))
     assert (staged / "main.py").is_file() and (staged / "armdep" / "__init__.py").is_file()
     assert (staged / "speech_protocol" / "messages.py").is_file()
+
+
+def _staged_code(build) -> Path:
+    (code,) = (a for a in build.assets("KokoroVoiceAgent")["files"].values() if a["source"]["packaging"] == "zip")
+    return build.outdir / code["source"]["path"]
+
+
+@pytest.mark.parametrize(
+    ("edited", "changed"),
+    [
+        ("speech_protocol/speech_protocol/messages.py", True),
+        ("constraints.txt", True),
+        ("agent/voice_agent/extra.py", True),
+        ("speech_protocol/speech_protocol/__pycache__/messages.cpython-311.pyc", False),  # the control
+        ("agent/Dockerfile", False),
+    ],
+)
+def test_a_synth_into_the_same_cdk_out_rebundles_when_any_input_changed(
+    project: ProjectPaths, tmp_path: Path, edited: str, changed: bool
+):
+    """CDK skips bundling when ``cdk.out`` holds a bundle of the asset's hash: the hash covers every input
+    of the bundle (agent/, speech_protocol/, the pins), not only agent/, and nothing that is not one."""
+    (project.root / project.model_dockerfile).parent.mkdir(parents=True)
+    (project.root / project.model_dockerfile).write_text("FROM scratch\n")
+    first = _staged_code(synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True))
+    path = project.root / edited
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((path.read_text() if path.exists() else "") + "# edited\n")
+    AssetStaging.clear_asset_hash_cache()  # each `cdk synth` is a process of its own
+    second = _staged_code(synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True))
+    assert (second != first) is changed
+    if edited.startswith("speech_protocol/speech_protocol/m"):
+        assert (second / "speech_protocol" / "messages.py").read_text().endswith("# edited\n")
 
 
 def test_a_pip_too_old_for_another_python_is_refused_with_the_command_that_fixes_it():

@@ -14,6 +14,10 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 export HF_HUB_OFFLINE=1
+# Bytecode is kept beside the sources (__pycache__/, which git ignores), so that the run's many Python
+# processes (workers, servers, CLIs, pytest's assertion rewrite) compile the project once, not each time: a
+# shell with PYTHONDONTWRITEBYTECODE set made every one of them compile all it imports (decision 095).
+unset PYTHONDONTWRITEBYTECODE
 
 # The tests of the agent's SageMaker path: the SDK exists for Python >= 3.12 only (tests/conftest.py leaves
 # them out of the 3.11 run).

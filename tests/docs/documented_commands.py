@@ -205,6 +205,7 @@ class PageRun:
         self.background: list[Background] = []
         self.long_runs: list[LongRun] = []
         self.failures: list[str] = []
+        self.timings: list[tuple[float, str]] = []  # (seconds, where): what a slow page spends its time on
 
     def check(self, ok: bool, where: str, what: str, output: str = "") -> None:
         if not ok:
@@ -258,6 +259,7 @@ class PageRun:
 
     def _once(self, command: Command, text: str, where: str, aws: bool) -> None:
         log = self._log()
+        started = time.monotonic()
         proc = self._popen(text, log)
         try:
             code = proc.wait(timeout=COMMAND_TIMEOUT_S)
@@ -265,6 +267,7 @@ class PageRun:
             code = None
         finally:
             _stop_group(proc, signal.SIGKILL)
+        self.timings.append((time.monotonic() - started, where))
         output = log.read_text(errors="replace")
         expected = command.exit_code if command.exit_code is not None else (3 if aws else 0)
         self.check(code == expected, where, f"exit {code}, documented {expected}", output)
@@ -285,6 +288,7 @@ class PageRun:
         log = self._log()
         proc = self._popen(text, log)
         self.background.append(Background(command, proc, log))
+        started = time.monotonic()
         ports = [p for p in self.ports.values() if re.search(rf"(?<!\d){p}(?!\d)", text)]
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -292,6 +296,7 @@ class PageRun:
                 self.check(False, where, f"a server that stopped by itself (exit {proc.returncode})", log.read_text())
                 return
             if _ready(ports[0] if ports else None, log, len(command.output) > 0):
+                self.timings.append((time.monotonic() - started, f"{where} (until ready)"))
                 self._first_line(command, log.read_text(errors="replace"), where)
                 return
             time.sleep(0.5)

@@ -100,4 +100,6 @@ def test_documented_commands_run_as_written(
     with page_run(repo_copy, env, page_ports(page_blocks), tmp_path) as run:
         for block in page_blocks:
             run.run(block, cuda)
+    for seconds, where in sorted(run.timings, reverse=True)[:5]:
+        print(f"{seconds:6.1f} s  {where}")  # shown with the failure, or with -rP
     assert not run.failures, "\n\n".join(run.failures)

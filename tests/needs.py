@@ -14,7 +14,7 @@ The markers (registered in pyproject.toml, where ``--strict-markers`` refuses an
 ``./test.sh --fast`` runs the tests marked ``unit`` or ``aws_emulator`` only (docs/decisions/095-test-markers.md).
 
 Nobody writes these marks by hand, so none goes stale: a test needs what its fixtures are (FIXTURES), and
-what the code it runs names (NAMES, MODULES), followed through the suite's own helpers in tests/ (a
+what the code it runs names or imports itself (NAMES, MODULES), followed through the suite's own helpers in tests/ (a
 fixture's function, ``stack_synth.synthesize``, ``speech.transcribe`` ...). What a subprocess or a CLI
 starts is out of that sight: those tests are listed by path in BEHIND_A_COMMAND.
 
@@ -24,6 +24,7 @@ whose files share session fixtures.
 
 from __future__ import annotations
 
+import dis
 import fnmatch
 import importlib
 import inspect
@@ -58,6 +59,8 @@ MODULES = {
 # Tests whose need runs behind a command: "path relative to tests/::test name pattern" -> markers.
 BEHIND_A_COMMAND = {
     "bench/test_quick_run.py::*": ("server",),  # python -m kokoro_bench --quick starts its own server
+    # kokoro_bench --quick with no --server-url starts its own server (whose model then fails to load)
+    "bench/test_broken_server.py::test_a_model_that_fails_to_load_*": ("server",),
     # every documented command, as written: model servers, the stock cdk synth (pip bundles from PyPI)
     "docs/test_documented_commands.py::*": ("server", "cdk", "network"),
     "container/test_listener.py::*": ("server",),  # python -m kokoro_server
@@ -146,22 +149,33 @@ def _named(code: types.CodeType, function: Callable) -> Iterator[object]:
                 break
 
 
+def _imported_needs(code: types.CodeType) -> set[str]:
+    """The needs of the modules ``code`` imports itself (``from kokoro import KModel`` inside a helper, kept
+    out of the module's top so that collecting it stays light). An imported module's name is among the code's
+    names: only code naming one of MODULES is disassembled, which is slow."""
+    if not any(_within(name, prefix) for name in code.co_names for prefix in MODULES):
+        return set()
+    imported = [i.argval for i in dis.get_instructions(code) if i.opname == "IMPORT_NAME"]
+    return {need for module in imported for prefix, need in MODULES.items() if _within(module, prefix)}
+
+
 def _within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def _needs_of_function(function: Callable, seen: set[types.CodeType]) -> set[str]:
+def needs_of_function(function: Callable, seen: set[types.CodeType]) -> set[str]:
     found: set[str] = set()
     for code in _codes(function.__code__):
         if code in seen:
             continue
         seen.add(code)
         found |= {NAMES[name] for name in code.co_names if name in NAMES}
+        found |= _imported_needs(code)
         for obj in _named(code, function):
             module = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
             found |= {need for prefix, need in MODULES.items() if isinstance(module, str) and _within(module, prefix)}
             for helper in _suite_functions(obj):
-                found |= _needs_of_function(helper, seen)
+                found |= needs_of_function(helper, seen)
     return found
 
 
@@ -175,7 +189,7 @@ def needs(item: pytest.Item) -> set[str]:
         functions += [definition.func for definition in definitions]
     for function in functions:
         for helper in _suite_functions(function) if function is not None else ():
-            found |= _needs_of_function(helper, seen)
+            found |= needs_of_function(helper, seen)
     where = f"{item.path.relative_to(TESTS)}::{getattr(item, 'originalname', item.name)}"
     for pattern, markers in BEHIND_A_COMMAND.items():
         if fnmatch.fnmatchcase(where, pattern):

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
-from needs import heaviest_first, scope
+from needs import heaviest_first, needs_of_function, scope
 from servers import REPO
 
 FILES = (
@@ -60,6 +61,20 @@ NEEDS = {"server", "recognizer", "browser", "cdk", "aws_emulator", "model", "net
 )
 def test_each_test_is_marked_by_what_it_needs(marks: dict[str, set[str]], test: str, expected: set[str]) -> None:
     assert marks[test] & NEEDS == expected
+
+
+def test_a_module_imported_inside_a_function_is_a_need() -> None:
+    """Helpers import kokoro inside themselves (tests/container/random_kokoro.py), so that collecting their
+    modules stays light on a ``--fast`` run; their tests still need the model. (The probes are compiled from
+    text: written here as functions, they would make this test itself need the model.)"""
+    assert needs_of_function(_probe("from kokoro.istftnet import Decoder"), set()) == {"model"}
+    assert needs_of_function(_probe("from pathlib import Path"), set()) == set()
+
+
+def _probe(statement: str) -> Callable[[], None]:
+    namespace: dict[str, Callable[[], None]] = {}
+    exec(compile(f"def probe():\n    {statement}\n", "<probe>", "exec"), namespace)  # noqa: S102 - the suite's own text
+    return namespace["probe"]
 
 
 def test_recognition_gets_its_longer_limit(marks: dict[str, set[str]]) -> None:

@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from kokoro.istftnet import Decoder
 
 from kokoro_devtools.edge_study.windowed import (
     GROUPS,
@@ -26,20 +25,28 @@ from kokoro_server.assets import PACKAGE_DATA
 MARGIN = 4  # steps of 12.5 ms: the reach the study found enough with the real weights
 STEPS = 64
 SPEECH = (24, 40)  # the "speech": a quarter of the steps, in the middle
+CONFIG = json.loads((PACKAGE_DATA / "kokoro-82m-config.json").read_text(encoding="utf-8"))
+
+
+def random_generator() -> torch.nn.Module:
+    """Kokoro's iSTFTNet generator as the model's config builds it, with torch's random initial weights. kokoro
+    is imported here: every worker's collection imports this module, and kokoro pulls in transformers and misaki."""
+    from kokoro.istftnet import Decoder
+
+    decoder = Decoder(
+        dim_in=CONFIG["hidden_dim"], style_dim=CONFIG["style_dim"], dim_out=CONFIG["n_mels"], **CONFIG["istftnet"]
+    )
+    return decoder.generator.eval()
 
 
 @pytest.fixture(scope="module")
 def tapped():
-    config = json.loads((PACKAGE_DATA / "kokoro-82m-config.json").read_text(encoding="utf-8"))
     torch.manual_seed(0)
-    decoder = Decoder(
-        dim_in=config["hidden_dim"], style_dim=config["style_dim"], dim_out=config["n_mels"], **config["istftnet"]
-    )
-    generator = decoder.generator.eval()
+    generator = random_generator()
     loud = torch.zeros(STEPS)
     loud[SPEECH[0] : SPEECH[1]] = 1.0
-    features = torch.randn(1, config["istftnet"]["upsample_initial_channel"], STEPS) * (0.05 + loud)
-    given = GeneratorInput(features, torch.randn(1, config["style_dim"]) * 0.1, (200.0 * loud)[None])
+    features = torch.randn(1, CONFIG["istftnet"]["upsample_initial_channel"], STEPS) * (0.05 + loud)
+    given = GeneratorInput(features, torch.randn(1, CONFIG["style_dim"]) * 0.1, (200.0 * loud)[None])
     tap = StatisticsTap(generator)
     yield tap, given
     tap.close()
@@ -74,11 +81,7 @@ def test_a_replay_needs_a_recording(tapped) -> None:
 
 
 def test_a_closed_tap_leaves_the_generator_as_it_was() -> None:
-    config = json.loads((PACKAGE_DATA / "kokoro-82m-config.json").read_text(encoding="utf-8"))
-    decoder = Decoder(
-        dim_in=config["hidden_dim"], style_dim=config["style_dim"], dim_out=config["n_mels"], **config["istftnet"]
-    )
-    generator = decoder.generator.eval()
+    generator = random_generator()
     hooks = sum(len(m._forward_hooks) for m in generator.modules())
     StatisticsTap(generator).close()
     assert sum(len(m._forward_hooks) for m in generator.modules()) == hooks

@@ -19,13 +19,16 @@ where they already handle a batch) with the padding masked at every such place
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F  # noqa: N812 - torch's own convention
-from kokoro import KModel
-from kokoro.istftnet import AdaIN1d, AdainResBlk1d, AdaINResBlock1, Decoder, Generator, SourceModuleHnNSF
-from kokoro.modules import ProsodyPredictor
 from torch import nn
+
+if TYPE_CHECKING:  # kokoro's classes are annotations here; importing kokoro pulls in transformers and misaki
+    from kokoro import KModel
+    from kokoro.istftnet import AdaIN1d, AdainResBlk1d, AdaINResBlock1, Decoder, Generator, SourceModuleHnNSF
+    from kokoro.modules import ProsodyPredictor
 
 
 def _mask(lengths: torch.Tensor, size: int) -> torch.Tensor:

@@ -13,11 +13,12 @@ has the figures per token class). The rewrite only adds spaces: no character is 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
-
-from misaki import en, espeak
+from typing import TYPE_CHECKING, NamedTuple
 
 from kokoro_server.engine.backend import MAX_PHONEMES
+
+if TYPE_CHECKING:  # misaki itself is imported where G2P is built: it pulls in spaCy and torch (2-3 s)
+    from misaki import en
 
 LANGUAGES = {"a": "American English", "b": "British English"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -94,6 +95,8 @@ class Phonemizer:
     """One misaki G2P per language, built at start-up (spaCy loads in 2-4 s). Not thread-safe."""
 
     def __init__(self, *, bounded: bool = True) -> None:
+        from misaki import en, espeak  # only here: importing this module (the runtime, the bench's reports) stays light
+
         self._bound = bound_tokens if bounded else str  # unbounded only to measure the "before" (bench)
         self._g2p = {
             lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"), unk="")

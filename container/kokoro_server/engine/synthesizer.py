@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from misaki.en import MToken
 
 from kokoro_server.audio import cut, speech_bounds
 from kokoro_server.engine.backend import Backend, CancelToken, Inference, RenderCancelled
@@ -25,6 +25,9 @@ from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
 from speech_protocol.messages import SAMPLE_RATE
 from speech_protocol.pace import SpeechModel, Timing
+
+if TYPE_CHECKING:
+    from misaki.en import MToken
 
 # The short piece timed beside the warm-up text ("Thanks for asking,"): the length of an eager first piece.
 SHORT_PIECE_WORDS = 3

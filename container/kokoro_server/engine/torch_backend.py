@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
-from kokoro import KModel
 
 from kokoro_server.assets import STYLE_DIM, ModelAssets
 from kokoro_server.engine import batched_forward
@@ -34,6 +33,8 @@ class TorchBackend:
             raise RuntimeError("--device cuda was asked for, but torch sees no CUDA device")
         if threads:
             torch.set_num_threads(threads)
+        from kokoro import KModel  # here: kokoro pulls in transformers and misaki, which only a loading engine needs
+
         self._device = device
         self._model = (
             KModel(repo_id="hexgrad/Kokoro-82M", config=str(assets.config), model=str(assets.torch_model))

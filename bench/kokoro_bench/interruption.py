@@ -16,8 +16,6 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
-import typer
-
 from kokoro_processes import children
 
 P = ParamSpec("P")
@@ -32,12 +30,17 @@ def interruptible(program: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        typer.echo(f"{program}: interrupted", err=True)
-        # At once, past the interpreter's finalization: a thread may still be inside onnxruntime (the
-        # overhead timing), and finalizing under it aborts the process (SIGABRT), as in decision 110.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        _exit_interrupted(program)
+
+
+def _exit_interrupted(program: str) -> None:
+    """The one line, then exit 130 at once, past the interpreter's finalization: a thread may still be
+    inside onnxruntime (the overhead timing) or an import, and finalizing under it aborts the process
+    (SIGABRT), as in decision 110."""
+    sys.stdout.flush()
+    sys.stderr.write(f"{program}: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def interruptible_command(program: str, command: Callable[P, R]) -> Callable[P, R]:
@@ -58,8 +61,7 @@ def interruptible_while_loading(program: str) -> Iterator[None]:
     import. A signal that was ignored (SIGINT in a background job) stays ignored."""
 
     def stop(signum: int, frame: object) -> None:
-        sys.stderr.write(f"{program}: interrupted\n")
-        os._exit(130)
+        _exit_interrupted(program)
 
     defaults: dict[signal.Signals, Any] = {
         signal.SIGINT: signal.default_int_handler,

@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Iterator
 
-import httpx
 import uvicorn
 
 from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
@@ -37,6 +36,8 @@ def free_port() -> int:
 def model_failed(ping_url: str) -> bool:
     """The model server's 503 ``{"status": "failed"}`` once its model failed to load: it stays up for
     SageMaker's health checks, so waiting longer changes nothing."""
+    import httpx  # here, not at start-up: a CLI that never calls a server loads no HTTP client (decision 140)
+
     with contextlib.suppress(httpx.HTTPError, ValueError):
         reply = httpx.get(ping_url, timeout=2.0)
         return reply.status_code == 503 and reply.json().get("status") == "failed"

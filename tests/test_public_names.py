@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-PACKAGES = ["speech_protocol", "kokoro_server", "voice_agent", "kokoro_processes"]
+PACKAGES = ["speech_protocol", "kokoro_server", "voice_agent", "voice_agent.conversation", "kokoro_processes"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -25,7 +25,7 @@ from speech_protocol.tts_session import TtsSession
 
 from .agent_pool import AgentPool
 from .body_limit import BodyLimit, JsonBody
-from .conversation import converse, session_id_of
+from .conversation.connection import converse, session_id_of
 from .conversation.messages import Prompt
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup

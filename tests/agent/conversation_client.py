@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from voice_agent.conversation import SESSION_ID_HEADER
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 
 @dataclass

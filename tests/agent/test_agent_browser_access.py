@@ -23,7 +23,7 @@ from kokoro_cli.local.web_page import page_origins
 from kokoro_processes.servers import agent_server_thread
 from speech_protocol.browser_access import LOOPBACK_NAMES
 from voice_agent.app import create_app
-from voice_agent.conversation import SESSION_ID_HEADER
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 from voice_agent.settings import settings_from_env
 
 REPLY = "Hello there. Nice to meet you"

@@ -21,7 +21,7 @@ from word_server import WordServer
 from kokoro_cli.local.agent_local import agent_access
 from kokoro_cli.local.web_page import local_connect_url, new_token, page_app
 from kokoro_processes.servers import agent_server_thread
-from voice_agent.conversation import SESSION_ID_HEADER
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 EVIL_DNS = "--host-resolver-rules=MAP evil.example 127.0.0.1"
 READY = "window.talk && talk.events.some(e => e.type === 'ready')"

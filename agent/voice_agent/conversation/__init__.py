@@ -1,5 +1,13 @@
-"""The spoken conversation at ``/ws``: turns, barge-in, and a history of what the listener heard."""
+"""The spoken conversation at ``/ws``: turns, barge-in, and a history of what the listener heard.
 
-from .connection import SESSION_ID_HEADER, AnswerFor, converse, session_id_of
+* :mod:`~voice_agent.conversation.connection`: one socket's loop (``converse``);
+* :mod:`~voice_agent.conversation.turn`: one prompt answered aloud;
+* :mod:`~voice_agent.conversation.messages`: the protocol (client frames, events, the session parameter);
+* :mod:`~voice_agent.conversation.outbox`: one writer per socket;
+* :mod:`~voice_agent.conversation.history`: what the listener heard, kept as the agent's history.
 
-__all__ = ["SESSION_ID_HEADER", "AnswerFor", "converse", "session_id_of"]
+Nothing is imported here, so a client of the protocol (the CLI's page server) loads no Strands
+(docs/decisions/119-public-names.md).
+"""
+
+__all__ = ["connection", "history", "messages", "outbox", "turn"]

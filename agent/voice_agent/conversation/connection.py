@@ -22,11 +22,10 @@ from ..agent_pool import AgentPool, SessionBusy
 from ..events import AgentEvent
 from . import messages
 from .history import close_failed_turn, heard_text, record_interrupted, transcript
-from .messages import BadMessage, Bye, Interrupt, Prompt, parse_client_frame
+from .messages import SESSION_ID_HEADER, BadMessage, Bye, Interrupt, Prompt, parse_client_frame
 from .outbox import Outbox
 from .turn import Turn, stream_turn
 
-SESSION_ID_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
 MAX_SESSION_ID_CHARS = 256
 # (agent, prompt) -> the answer's events, words included
 AnswerFor = Callable[[Agent, Prompt], AsyncIterator[AgentEvent]]

@@ -24,6 +24,9 @@ from speech_protocol.messages import ProtocolError, loads
 from ..events import AgentError
 from ..request import MAX_PROMPT_CHARS, parse_invocation
 
+# AgentCore's session header; a browser, which cannot set headers on a WebSocket, and a presigned URL carry
+# it as a query parameter of the same name
+SESSION_ID_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
 MAX_AUDIO_FRAME_BYTES = 32 * 1024
 MAX_CLIENT_FRAME_CHARS = 16 * 1024  # a prompt of MAX_PROMPT_CHARS, escaped, with room to spare
 # /invocations' codes for its 'prompt' field, renamed for this message's 'text' field

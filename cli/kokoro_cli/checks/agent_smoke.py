@@ -12,8 +12,6 @@ import time
 import uuid
 from collections.abc import Iterable
 
-import httpx
-
 from kokoro_cli.checks.model_smoke import parse_base_url
 from kokoro_cli.checks.smoke_report import CheckResult, Outcome, SmokeReport, judge_pcm
 from kokoro_cli.common.aws_api import AwsApi
@@ -63,6 +61,8 @@ def smoke_runtime(aws: AwsApi, runtime_arn: str, prompt: str = SMOKE_PROMPT) -> 
 
 def smoke_agent_url(url: str, prompt: str = SMOKE_PROMPT, timeout_s: float = 120.0) -> SmokeReport:
     """The same check against an agent served on this machine (``deploy-agent local``)."""
+    import httpx  # here, not at start-up: a CLI that never calls a server loads no HTTP client (decision 140)
+
     http_base, _ = parse_base_url(url)
     started = time.monotonic()
     try:

@@ -11,8 +11,6 @@ import asyncio
 import json
 import time
 
-import httpx
-
 from kokoro_cli.checks.sagemaker_session import check_endpoint_session
 from kokoro_cli.checks.session_check import speak_once
 from kokoro_cli.checks.smoke_report import SMOKE_TEXT, CheckResult, Outcome, SmokeReport, judge_pcm
@@ -39,6 +37,8 @@ def parse_base_url(url: str) -> tuple[str, str]:
 
 
 def check_http_invocations(http_base: str, voice: str | None, timeout_s: float = 60.0) -> CheckResult:
+    import httpx  # here, not at start-up: a CLI that never calls a server loads no HTTP client (decision 140)
+
     started = time.monotonic()
     name = "invocations"
     try:

@@ -11,14 +11,14 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, ProfileNotFound
-from botocore.parsers import ResponseParserError
 
 from kokoro_cli.common.errors import AwsCallFailed, PrerequisiteMissing
+
+if TYPE_CHECKING:
+    from botocore.config import Config
 
 CREDENTIALS_FIX = (
     "configure credentials: `aws configure`, `aws sso login --profile NAME` then --profile NAME, "
@@ -26,11 +26,33 @@ CREDENTIALS_FIX = (
 )
 REGION_FIX = "pass --region REGION (before the subcommand), or set AWS_REGION"
 # Control-plane calls answer in well under a second; a synthesis request may take tens of seconds.
-_CONTROL = Config(connect_timeout=5, read_timeout=30, retries={"max_attempts": 2, "mode": "standard"})
-_INVOKE = Config(connect_timeout=5, read_timeout=120, retries={"max_attempts": 1, "mode": "standard"})
-# An answer that is not AWS's (a proxy's or an emulator's HTML error page) raises ResponseParserError,
-# which is no BotoCoreError: without it here, such a reply would end the CLI in a traceback.
-_BOTO_FAILURES = (ClientError, BotoCoreError, ResponseParserError)
+_CONTROL: dict[str, Any] = {
+    "connect_timeout": 5,
+    "read_timeout": 30,
+    "retries": {"max_attempts": 2, "mode": "standard"},
+}
+_INVOKE: dict[str, Any] = {
+    "connect_timeout": 5,
+    "read_timeout": 120,
+    "retries": {"max_attempts": 1, "mode": "standard"},
+}
+# boto3 and botocore's client machinery load when a session or client is made, not when a CLI starts: a
+# usage error or --help needs no AWS, and they are a third of a CLI's start-up (decision 140).
+
+
+def _config(settings: dict[str, Any]) -> Config:
+    from botocore.config import Config
+
+    return Config(**settings)
+
+
+def _boto_failures() -> tuple[type[Exception], ...]:
+    """What a botocore call may raise. An answer that is not AWS's (a proxy's or an emulator's HTML error
+    page) raises ResponseParserError, which is no BotoCoreError: without it, such a reply would end the CLI
+    in a traceback. (Loaded by the client that raised; evaluated only when an exception is being matched.)"""
+    from botocore.parsers import ResponseParserError
+
+    return (ClientError, BotoCoreError, ResponseParserError)
 
 
 @dataclass(frozen=True)
@@ -88,7 +110,7 @@ def _translated(call: str) -> Iterator[None]:
         yield
     except NoCredentialsError as err:
         raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
-    except _BOTO_FAILURES as err:
+    except _boto_failures() as err:
         raise AwsCallFailed(f"{call}: {_reason(err)}") from err
 
 
@@ -105,6 +127,8 @@ class Boto3Aws:
     """
 
     def __init__(self, region: str | None = None, profile: str | None = None, env: Mapping[str, str] = os.environ):
+        import boto3
+
         try:
             self._session = boto3.Session(profile_name=profile, region_name=region or env_region(env))
         except ProfileNotFound as err:
@@ -122,15 +146,15 @@ class Boto3Aws:
         """The session's credentials as boto3 resolves them, offline (``None``: there are none)."""
         return self._session.get_credentials()
 
-    def _client(self, service: str, config: Config = _CONTROL):
-        return self._session.client(service, config=config)
+    def _client(self, service: str, config: dict[str, Any] = _CONTROL) -> Any:
+        return self._session.client(service, config=_config(config))
 
     def identity(self) -> Identity:
         try:
             who = self._client("sts").get_caller_identity()
         except NoCredentialsError as err:
             raise PrerequisiteMissing("no AWS credentials found", fix=CREDENTIALS_FIX) from err
-        except _BOTO_FAILURES as err:
+        except _boto_failures() as err:
             raise PrerequisiteMissing(f"AWS credentials were refused: {_reason(err)}", fix=CREDENTIALS_FIX) from err
         return Identity(account=who["Account"], arn=who["Arn"], region=self.region)
 
@@ -150,7 +174,7 @@ class Boto3Aws:
         """The resources that failed in the latest operation, oldest first, with CloudFormation's reason."""
         try:
             events = self._client("cloudformation").describe_stack_events(StackName=name)["StackEvents"]
-        except _BOTO_FAILURES as err:
+        except _boto_failures() as err:
             return [f"(could not read the stack's events: {_reason(err)})"]
         return failure_reasons(events)
 
@@ -209,8 +233,12 @@ class RuntimeAt:
     """
 
     def __init__(self, endpoint_url: str, region: str):
+        import boto3
+
         self.region = region
-        self._runtime = boto3.client("sagemaker-runtime", region_name=region, endpoint_url=endpoint_url, config=_INVOKE)
+        self._runtime = boto3.client(
+            "sagemaker-runtime", region_name=region, endpoint_url=endpoint_url, config=_config(_INVOKE)
+        )
 
     def invoke_endpoint(self, name: str, body: bytes, accept: str) -> bytes:
         with _translated(f"InvokeEndpoint {name}"):

@@ -21,7 +21,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import httpx
 import typer
 from starlette.applications import Starlette
 
@@ -157,6 +156,8 @@ def _payload(prompt: str, voice: str | None, speed: float | None) -> dict:
 
 @contextlib.contextmanager
 def _url_lines(url: str, payload: dict) -> Iterator[Iterator[str]]:
+    import httpx  # here, not at start-up: a CLI that never calls a server loads no HTTP client (decision 140)
+
     http_base, _ = parse_base_url(url)
     try:
         with (

@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess, BrowserGuard
-from voice_agent.conversation import SESSION_ID_HEADER
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 PAGE_DIR = Path(__file__).with_name("web")
 # AgentCore runtime session ids are 33 to 256 characters; the page sends a UUID (36).

@@ -22,7 +22,7 @@ from kokoro_cli.common.errors import UsageError
 from kokoro_cli.local.agent_web import presigner, region_of
 from kokoro_cli.local.web_page import page_app, runtime_connect_url
 from kokoro_processes.servers import agent_server_thread
-from voice_agent.conversation import SESSION_ID_HEADER
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
 SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"

@@ -25,6 +25,7 @@ class WordServer:
     async def __call__(self, peer: Peer) -> None:
         await greet(peer)
         queue: asyncio.Queue = asyncio.Queue()
+        gone = asyncio.Event()  # this session's socket closed: its "synthesis" stops, as the real server's does
 
         async def read() -> None:
             try:
@@ -35,13 +36,15 @@ class WordServer:
                     queue.put_nowait(message)
             finally:
                 queue.put_nowait(None)
+                gone.set()
                 self.closed.set()
 
         reader = asyncio.create_task(read())
         try:
             while isinstance(message := await queue.get(), Synthesize):
                 words = message.text.split()
-                await asyncio.sleep(self.pace_s * len(words))  # "synthesis", at 1 / (pace_s / WORD_S) real time
+                if await _happens_within(gone, self.pace_s * len(words)):  # "synthesis", at WORD_S / pace_s real time
+                    return
                 await peer.send(Start(id=message.id))
                 await peer.send(*(Audio(id=message.id, seq=i, pcm=PCM_CHUNK) for i in range(len(words))))
                 spans = [
@@ -56,3 +59,12 @@ class WordServer:
             assert message is None or isinstance(message, (Close, Cancel)), message
         finally:
             reader.cancel()
+
+
+async def _happens_within(event: asyncio.Event, seconds: float) -> bool:
+    """Wait ``seconds``, or less if ``event`` is set first; whether it was."""
+    try:
+        await asyncio.wait_for(event.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True

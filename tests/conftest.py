@@ -1,4 +1,4 @@
-"""The suite's settings (markers, hypothesis, timeouts) and its shared fixture: one real model server."""
+"""The suite's settings (markers, hypothesis, timeouts) and its shared fixtures: one real model server, one G2P."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from needs import heaviest_first, mark, scope
 
+from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_stacks.project_node import use_project_node
 
 # The stack tests synthesize in-process: jsii runs on the project's supported Node, as `cdk synth` does.
@@ -80,3 +81,10 @@ def model_server_url() -> Iterator[str]:
     # Lifted listener limit: these tests check behaviour, not capacity (tests/container/test_admission.py).
     with model_server_process("onnx", "--max-sessions", "64", timeout_s=SERVER_START_S) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def phonemizer() -> Phonemizer:
+    """One misaki G2P per test process, as a server has one: building one loads spaCy and misaki's lexicons
+    (seconds), and it keeps nothing from one read to the next."""
+    return Phonemizer()

@@ -43,11 +43,9 @@ SHORT = "Yes, of course."
 
 
 @pytest.fixture(scope="module")
-def synth() -> Synthesizer:
+def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
-    )
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
 
 
 @pytest.fixture(scope="module")

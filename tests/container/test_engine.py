@@ -11,7 +11,7 @@ import pytest
 from kokoro_server import assets as model_assets
 from kokoro_server.audio import first_audible_sample, to_pcm16, trim_silence
 from kokoro_server.engine.backend import MAX_PHONEMES
-from kokoro_server.engine.phonemes import Phonemizer, chunk_phonemes
+from kokoro_server.engine.phonemes import chunk_phonemes
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.slowed import SlowedBackend
 from kokoro_server.engine.synthesizer import NothingToSay, Synthesizer
@@ -24,10 +24,8 @@ def assets():
 
 
 @pytest.fixture(scope="module")
-def synth(assets):
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
-    )
+def synth(assets, phonemizer):
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
 
 
 def test_one_chunk_per_sentence():
@@ -88,9 +86,9 @@ def test_real_synthesis_starts_speaking_at_once(synth):
     assert first_audible_sample(audio) < 0.1 * 24000  # trimmed: no 0.3 s lead-in
 
 
-def test_untrimmed_output_has_the_lead_in(assets):
+def test_untrimmed_output_has_the_lead_in(assets, phonemizer):
     raw = Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart", trim=False
+        load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart", trim=False
     )
     assert first_audible_sample(raw.speak("Good morning.")) >= 0.15 * 24000
 
@@ -103,7 +101,7 @@ def test_warm_up_measures_the_pace_on_the_real_weights(synth):
 
 
 @pytest.mark.slow
-def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets):
+def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets, phonemizer):
     """The benchmark's slowing is a backend like any other: the synthesizer above it measures it unaware."""
     slowed = load_backend("onnx", assets, "cpu", 0, simulate_rtf=1.5)
     assert isinstance(slowed, SlowedBackend) and slowed.name == "onnx"
@@ -111,7 +109,7 @@ def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets):
     start = time.perf_counter()
     out = slowed.infer("hˈɛlO.", style.vector_for(6), 1.0)
     assert time.perf_counter() - start >= 1.5 * len(out.audio) / 24000  # held at least that long, by construction
-    pace = Synthesizer(slowed, Phonemizer(), VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
+    pace = Synthesizer(slowed, phonemizer, VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
     assert pace.rtf >= 1.5  # the trimmed audio is shorter than what the engine produced, so slower still
 
 
@@ -131,9 +129,9 @@ def test_nothing_to_say(synth):
         synth.plan("... !!! ???", None, 1.0)
 
 
-def test_unknown_default_voice_fails_at_start(assets):
+def test_unknown_default_voice_fails_at_start(assets, phonemizer):
     with pytest.raises(UnknownVoice):
-        Synthesizer(load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="xx_missing")
+        Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="xx_missing")
 
 
 def test_onnx_on_cuda_without_its_provider_is_a_clear_error(assets):

@@ -4,6 +4,7 @@ its slice read again; two deaths on one slice, or a fault inside misaki, give ``
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import threading
@@ -26,8 +27,17 @@ def pool():
     pool.close()
 
 
-def test_a_worker_reads_as_the_server_itself_would(pool: G2PPool) -> None:
-    assert pool.read(TEXT, "a") == Phonemizer().read(TEXT, "a")
+def test_a_worker_reads_as_the_server_itself_would(pool: G2PPool, phonemizer: Phonemizer) -> None:
+    assert pool.read(TEXT, "a") == phonemizer.read(TEXT, "a")
+
+
+def test_a_worker_loads_no_torch(pool: G2PPool) -> None:
+    """torch is installed here (the torch engine's tests use it), yet a worker never maps it: G2P is spaCy on
+    numpy (docs/decisions/141-g2p-workers-without-torch.md)."""
+    assert importlib.util.find_spec("torch") is not None
+    (pid,) = pool.pids
+    mapped = Path(f"/proc/{pid}/maps").read_text()  # every shared object the process loaded, by path
+    assert "/site-packages/spacy/" in mapped and "/site-packages/torch/" not in mapped
 
 
 def test_a_killed_worker_is_replaced_and_the_slice_read_again(pool: G2PPool) -> None:

@@ -50,11 +50,9 @@ def test_bounding_twice_is_bounding_once(text: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def synth() -> Synthesizer:
+def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
-    )
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
 
 
 @pytest.mark.parametrize("text", TEXTS)

@@ -13,16 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kokoro_server.engine.normalize import Normalized, normalize
-from kokoro_server.engine.phonemes import Phonemizer
 
 CASES = json.loads((Path(__file__).parent / "normalization_cases.json").read_text())["cases"]
 IDS = [f"{c['category']}:{c['written']}" for c in CASES]
 _STRESS_AND_PAUSES = re.compile(r"[ˈˌ\s,.!?;:—…'\"()-]")
-
-
-@pytest.fixture(scope="module")
-def g2p():
-    return Phonemizer()
 
 
 def test_the_set_covers_every_category_with_80_cases_or_more():
@@ -56,11 +50,11 @@ def test_normalized_text(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_g2p_reads_the_normalized_text_as_a_person_says_it(g2p, case):
+def test_g2p_reads_the_normalized_text_as_a_person_says_it(phonemizer, case):
     """What the model will be given for the written form equals what it is given for the spoken form
     (stress marks and pauses aside): this also checks every part that is left to misaki."""
-    written = _STRESS_AND_PAUSES.sub("", g2p.phonemize(normalize(case["written"]).spoken, "a")[0])
-    spoken = _STRESS_AND_PAUSES.sub("", g2p.phonemize(case["spoken"], "a")[0])
+    written = _STRESS_AND_PAUSES.sub("", phonemizer.phonemize(normalize(case["written"]).spoken, "a")[0])
+    spoken = _STRESS_AND_PAUSES.sub("", phonemizer.phonemize(case["spoken"], "a")[0])
     assert jiwer.cer(spoken, written) <= 0.1, (written, spoken)
 
 
@@ -182,10 +176,10 @@ def _regions_are_spoken(n: Normalized) -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_input_is_normalized_and_speakable(g2p, text):
+def test_hostile_input_is_normalized_and_speakable(phonemizer, text):
     n = normalize(text)
     _regions_are_spoken(n)
-    phonemes, _tokens = g2p.phonemize(n.spoken, "a")
+    phonemes, _tokens = phonemizer.phonemize(n.spoken, "a")
     assert any(c.isalpha() for c in phonemes), "something speakable comes out"
 
 

@@ -18,7 +18,6 @@ from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import FRAME_SAMPLES
-from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
@@ -41,12 +40,12 @@ def test_backend_speaks_phonemes(random_weights):
     assert len(out.audio) == out.frames.sum() * FRAME_SAMPLES
 
 
-def test_word_spans_have_the_right_structure(random_weights):
+def test_word_spans_have_the_right_structure(random_weights, phonemizer):
     # Random weights speak noise, so only the structure can be checked: one span per written word, in
     # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
     assets = model_assets.resolve("torch", torch_model=random_weights)
     synth = Synthesizer(
-        load_backend("torch", assets, "cpu", 0), Phonemizer(), VoiceBank(assets), default_voice="af_heart"
+        load_backend("torch", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart"
     )
     chunks = synth.plan("Hi, you. Go!", None, 1.0)
     timeline = WordTimeline(chunks[0].words)

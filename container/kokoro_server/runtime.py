@@ -20,7 +20,6 @@ from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.batch import token_bucket
-from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.reading import Reading
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
@@ -65,16 +64,16 @@ class SpeechRuntime:
         self.g2p_pool = G2PPool(self.g2p_workers)  # its processes load G2P while this thread loads the model
         synthesizer = Synthesizer(
             load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
-            Phonemizer(),
+            self.g2p_pool.read,  # the warm-up's text too: this process loads no misaki of its own (decision 141)
             VoiceBank(self.assets),
             default_voice=s.voice,
             trim=s.trim,
         )
         if s.max_batch > 1 and not synthesizer.can_batch:
             log.warning("--max-batch %d: the %s engine does not batch, each piece runs alone", s.max_batch, s.engine)
+        self.g2p_pool.wait_ready()
         self.pace = synthesizer.warm_up(s.warm_up_text)
         self.meter.baseline = self.pace
-        self.g2p_pool.wait_ready()
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
             s.engine,
@@ -116,8 +115,7 @@ class SpeechRuntime:
         """The chunks of ``text``, read slice by slice on the G2P processes, each slice queued at ``clock``'s
         deadline (docs/decisions/130-fair-g2p-slices.md)."""
         synth = self._synth()
-        assert self.g2p_pool is not None  # started before the synthesizer exists
-        reading = Reading(synth, self.g2p_pool.read, text, voice, speed, normalize=normalize)
+        reading = Reading(synth, text, voice, speed, normalize=normalize)
         while (chunks := await self.g2p.run(reading.step, clock)) is None:
             pass
         return chunks

@@ -17,7 +17,9 @@ from kokoro_server.engine.voices import VoiceBank
 @pytest.fixture(scope="module")
 def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
+    return Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
+    )
 
 
 def test_heard_is_what_the_server_sends_and_the_rest_was_decoded_for_nothing(synth: Synthesizer) -> None:

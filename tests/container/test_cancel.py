@@ -45,7 +45,9 @@ SHORT = "Yes, of course."
 @pytest.fixture(scope="module")
 def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
+    return Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
+    )
 
 
 @pytest.fixture(scope="module")

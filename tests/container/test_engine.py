@@ -25,7 +25,9 @@ def assets():
 
 @pytest.fixture(scope="module")
 def synth(assets, phonemizer):
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
+    return Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
+    )
 
 
 def test_one_chunk_per_sentence():
@@ -88,7 +90,7 @@ def test_real_synthesis_starts_speaking_at_once(synth):
 
 def test_untrimmed_output_has_the_lead_in(assets, phonemizer):
     raw = Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart", trim=False
+        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart", trim=False
     )
     assert first_audible_sample(raw.speak("Good morning.")) >= 0.15 * 24000
 
@@ -109,7 +111,7 @@ def test_a_slowed_backend_holds_each_call_and_the_warm_up_measures_it(assets, ph
     start = time.perf_counter()
     out = slowed.infer("hˈɛlO.", style.vector_for(6), 1.0)
     assert time.perf_counter() - start >= 1.5 * len(out.audio) / 24000  # held at least that long, by construction
-    pace = Synthesizer(slowed, phonemizer, VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
+    pace = Synthesizer(slowed, phonemizer.read, VoiceBank(assets), default_voice="af_heart").warm_up(rounds=1)
     assert pace.rtf >= 1.5  # the trimmed audio is shorter than what the engine produced, so slower still
 
 
@@ -131,7 +133,9 @@ def test_nothing_to_say(synth):
 
 def test_unknown_default_voice_fails_at_start(assets, phonemizer):
     with pytest.raises(UnknownVoice):
-        Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="xx_missing")
+        Synthesizer(
+            load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="xx_missing"
+        )
 
 
 def test_onnx_on_cuda_without_its_provider_is_a_clear_error(assets):

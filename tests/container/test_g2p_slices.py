@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from kokoro_bench.texts import LONG
 from kokoro_server import assets as model_assets
+from kokoro_server.engine.normalize import normalize
 from kokoro_server.engine.phonemes import SLICE_CHARS, Phonemizer, bound_tokens, g2p_slices
 from kokoro_server.engine.reading import Reading
 from kokoro_server.engine.registry import load_backend
@@ -52,16 +53,21 @@ def test_bounding_twice_is_bounding_once(text: str) -> None:
 @pytest.fixture(scope="module")
 def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart")
+    return Synthesizer(
+        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
+    )
 
 
 @pytest.mark.parametrize("text", TEXTS)
 @pytest.mark.parametrize("voice", ["af_heart", "bf_emma"])
-def test_a_text_read_in_slices_gives_the_chunks_of_the_whole_text(synth: Synthesizer, text: str, voice: str) -> None:
-    reading = Reading(synth, synth.phonemizer.read, text, voice, 1.0, normalize=True)
+def test_a_text_read_in_slices_gives_the_chunks_of_the_whole_text(
+    synth: Synthesizer, phonemizer: Phonemizer, text: str, voice: str
+) -> None:
+    reading = Reading(synth, text, voice, 1.0, normalize=True)
     steps = 1
     while (chunks := reading.step()) is None:
         steps += 1
     assert (steps > 1) == (len(text) > SLICE_CHARS)  # one step per slice
-    whole = synth.plan(text, voice, 1.0)
+    spoken, style = normalize(text), synth.voices.get(voice)
+    whole = synth.chunks(spoken, style, 1.0, *phonemizer.phonemize(spoken.spoken, style.lang))  # misaki, in one call
     assert [(c.phonemes, c.owners, c.words) for c in chunks] == [(c.phonemes, c.owners, c.words) for c in whole]

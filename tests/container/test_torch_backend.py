@@ -45,7 +45,7 @@ def test_word_spans_have_the_right_structure(random_weights, phonemizer):
     # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
     assets = model_assets.resolve("torch", torch_model=random_weights)
     synth = Synthesizer(
-        load_backend("torch", assets, "cpu", 0), phonemizer, VoiceBank(assets), default_voice="af_heart"
+        load_backend("torch", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
     )
     chunks = synth.plan("Hi, you. Go!", None, 1.0)
     timeline = WordTimeline(chunks[0].words)

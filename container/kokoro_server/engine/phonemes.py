@@ -13,6 +13,7 @@ has the figures per token class). The rewrite only adds spaces: no character is 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from kokoro_server.engine.backend import MAX_PHONEMES
@@ -57,6 +58,10 @@ class Token(NamedTuple):
     text: str
     phonemes: str
     whitespace: str
+
+
+# Reads one slice in one language: a G2P process pool's (the server), or a Phonemizer's own ``read``.
+ReadSlice = Callable[[str, str], list[Token]]
 
 
 class Slice(NamedTuple):

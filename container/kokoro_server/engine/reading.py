@@ -10,24 +10,18 @@ so another session's text waits for one slice at most. The slices' phonemes equa
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from kokoro_server.engine.normalize import Normalized
 from kokoro_server.engine.normalize import normalize as normalize_text
 from kokoro_server.engine.phonemes import Slice, Token, g2p_slices, joined
 from kokoro_server.engine.synthesizer import Chunk, Synthesizer
 
-# Reads one slice in one language: the G2P process pool's, or a Phonemizer's own ``read`` (tests, bench).
-ReadSlice = Callable[[str, str], list[Token]]
-
 
 class Reading:
-    """A text being read; call :meth:`step` (blocking, on a G2P thread) until it returns the chunks."""
+    """A text being read with ``synth``'s G2P; call :meth:`step` (blocking, on a G2P thread) until it returns
+    the chunks."""
 
-    def __init__(
-        self, synth: Synthesizer, read: ReadSlice, text: str, voice: str | None, speed: float, *, normalize: bool
-    ):
-        self._synth, self._read = synth, read
+    def __init__(self, synth: Synthesizer, text: str, voice: str | None, speed: float, *, normalize: bool):
+        self._synth = synth
         self._text, self._normalize, self._speed = text, normalize, speed
         self._style = synth.voices.get(voice or synth.default_voice)
         self._spoken: Normalized | None = None
@@ -40,7 +34,7 @@ class Reading:
             self._spoken = normalize_text(self._text, enabled=self._normalize)
             self._slices = g2p_slices(self._spoken.spoken)
         if len(self._read_slices) < len(self._slices):
-            self._read_slices.append(self._read(self._slices[len(self._read_slices)].text, self._style.lang))
+            self._read_slices.append(self._synth.read(self._slices[len(self._read_slices)].text, self._style.lang))
         if len(self._read_slices) < len(self._slices):
             return None
         phonemes, tokens = joined(self._slices, self._read_slices)

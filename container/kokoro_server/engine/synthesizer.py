@@ -19,7 +19,7 @@ from kokoro_server.engine.backend import Backend, CancelToken, Inference, Render
 from kokoro_server.engine.batch import BatchBackend, BatchRow
 from kokoro_server.engine.normalize import Normalized
 from kokoro_server.engine.normalize import normalize as normalize_text
-from kokoro_server.engine.phonemes import Phonemizer, Token, chunk_phonemes
+from kokoro_server.engine.phonemes import ReadSlice, Token, chunk_phonemes, g2p_slices, joined
 from kokoro_server.engine.voices import VoiceBank, VoiceStyle
 from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.engine.word_timing import chunk_owners, chunk_spans, phoneme_owners, written_words
@@ -58,23 +58,28 @@ class Rendered:
 
 
 class Synthesizer:
-    """One loaded model with its G2P and voices; create one per process, at start-up."""
+    """One loaded model with its G2P and voices; create one per process, at start-up.
 
-    def __init__(
-        self, backend: Backend, phonemizer: Phonemizer, voices: VoiceBank, *, default_voice: str, trim: bool = True
-    ):
+    ``read`` is the G2P: the server's process pool (so the server process loads no misaki of its own), or a
+    :class:`~kokoro_server.engine.phonemes.Phonemizer`'s ``read`` (tests, the benchmark).
+    """
+
+    def __init__(self, backend: Backend, read: ReadSlice, voices: VoiceBank, *, default_voice: str, trim: bool = True):
         self.backend = backend
-        self.phonemizer = phonemizer
+        self.read = read
         self.voices = voices
         self.default_voice = default_voice
         self.trim = trim
         voices.get(default_voice)  # fail at start-up, not on the first request
 
     def plan(self, text: str, voice: str | None, speed: float, *, normalize: bool = True) -> list[Chunk]:
-        """``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty")."""
+        """All of a text's chunks at once, its slices read one after the other (a request's
+        :class:`~kokoro_server.engine.reading.Reading` reads the same slices one step at a time).
+        ``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty")."""
         style = self.voices.get(voice or self.default_voice)
         spoken = normalize_text(text, enabled=normalize)
-        phonemes, tokens = self.phonemizer.phonemize(spoken.spoken, style.lang)
+        slices = g2p_slices(spoken.spoken)
+        phonemes, tokens = joined(slices, [self.read(piece.text, style.lang) for piece in slices])
         return self.chunks(spoken, style, speed, phonemes, tokens)
 
     def chunks(

@@ -7,6 +7,9 @@
   byte, so a client trickling one byte a second is never timed out (docs/decisions/041-network-limits-and-shutdown.md).
   Reading the head is the only part with no deadline of its own: bodies are capped at 64 KiB, and WebSocket sessions have
   their own protocol.
+* Each connection's kernel send buffer is capped, and a WebSocket whose peer stopped reading is dropped
+  when its session ends (:class:`DropsPeersThatStopReading`): a client that reads nothing gets a few
+  seconds of audio synthesized, not a minute, and gives its session's slot back (decision 142).
 * ``max_connections`` caps open connections (uvicorn's ``limit_concurrency``: a request over the cap gets
   503), so file descriptors and memory stay bounded whatever the clients do.
 * On SIGTERM (how SageMaker stops a container) in-flight responses get ``SHUTDOWN_GRACE_S`` seconds, then
@@ -27,12 +30,16 @@ from types import FrameType
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from kokoro_server.settings import ServerSettings
 
 log = logging.getLogger("kokoro_server")
 SHUTDOWN_GRACE_S = 3  # SageMaker waits 30 s after SIGTERM before it kills; a few seconds is plenty
 WS_MAX_FRAME = 1 << 20  # bytes; larger client frames close the socket (1009) before reaching the app
+# Each connection's kernel send buffer (accepted sockets inherit it from the listener). Autotuned, it grew
+# to 4 MiB: 70 s of 24 kHz audio synthesized for a client that reads none of it (decision 142).
+SEND_BUFFER_BYTES = 256 * 1024
 
 
 class PortInUse(OSError):
@@ -44,6 +51,7 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
     try:
         sock.bind((host, port))
     except OSError as err:
@@ -96,12 +104,32 @@ def header_deadline_protocol(timeout_s: float) -> type[H11Protocol]:
     return HeaderDeadline
 
 
+class DropsPeersThatStopReading(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, except that a connection whose peer has stopped reading is dropped
+    when the app closes it, instead of waiting for the peer.
+
+    uvicorn's close waits until the socket can be written (it never can: the peer reads nothing), then
+    queues the close frame behind the unsent audio and, 10 s later, calls the transport's ``close()``, which
+    waits for that audio to leave. So a session ended by the send timeout kept its admission slot until the
+    peer itself hung up, and forever for a peer that never does (decision 142)."""
+
+    async def send(self, message) -> None:
+        if message["type"] == "websocket.close" and not self.writable.is_set():
+            self.transport.abort()  # connection_lost follows: the app receives its disconnect
+            return
+        await super().send(message)
+        if message["type"] == "websocket.close" and self.close_timer is not None:
+            self.close_timer.cancel()  # the peer gets close_timeout to answer or drain, then the socket goes
+            self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
+
+
 def serve(app, settings: ServerSettings, sock: socket.socket, log_level: str) -> bool:
     """Run ``app`` on the already bound ``sock`` until SIGTERM/SIGINT; False if it failed to start."""
     config = uvicorn.Config(
         app,
         log_level=log_level,
-        ws="websockets-sansio",  # the legacy "websockets" implementation warns at every start (deprecated)
+        # uvicorn's sans-I/O protocol (the legacy "websockets" one warns at every start: deprecated)
+        ws=DropsPeersThatStopReading,
         ws_max_size=WS_MAX_FRAME,
         http=header_deadline_protocol(settings.header_timeout_s),
         limit_concurrency=settings.max_connections,

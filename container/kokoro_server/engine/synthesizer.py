@@ -132,16 +132,19 @@ class Synthesizer:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
     def warm_up(self, text: str = WARM_UP_TEXT, rounds: int = 3) -> SpeechModel:
-        """Speak ``text`` and its first few words ``rounds`` times (first calls are up to 2x slower): the
-        pace clients size their pieces by (:meth:`SpeechModel.measured`), from the last round's sentence and
-        the median round's short piece, whose cost is a small difference of noisy figures
-        (docs/decisions/088-piece-overhead.md). A slowed backend (:mod:`.slowed`) is timed as it runs."""
+        """The pace clients size their pieces by (:meth:`SpeechModel.measured`): ``text``'s first few words
+        (the process's first call, which warms it), then ``text`` once for the real-time factor, then the
+        short piece ``rounds - 1`` more times for its median, since its cost is a small difference of noisy
+        figures (docs/decisions/088-piece-overhead.md). Timing the sentence once, not three times, halved
+        the warm-up (docs/decisions/143-warm-up-times-the-sentence-once.md). A slowed backend
+        (:mod:`.slowed`) is timed as it runs."""
         if rounds < 1:
             raise ValueError("warm-up needs at least one round")
         short = " ".join(text.split()[:SHORT_PIECE_WORDS])
-        timed = [(self._timed(short), self._timed(text)) for _ in range(rounds)]
-        shorts = sorted((piece for piece, _ in timed), key=lambda t: t.synth_s)
-        return SpeechModel.measured(short=shorts[len(shorts) // 2], sentence=timed[-1][1])
+        first = self._timed(short)
+        sentence = self._timed(text)
+        shorts = sorted([first, *(self._timed(short) for _ in range(rounds - 1))], key=lambda t: t.synth_s)
+        return SpeechModel.measured(short=shorts[len(shorts) // 2], sentence=sentence)
 
     def _timed(self, text: str) -> Timing:
         start = time.perf_counter()

@@ -71,10 +71,13 @@ def measure(synth: Synthesizer, voice: str, repeats: int) -> list[dict[str, Any]
     return rows
 
 
-async def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
+def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
+    """Loads the engine as the server does (a coroutine), then renders on this thread, outside the event
+    loop: under ``asyncio.run`` a Ctrl-C only cancels the main task, and a render loop that never awaits
+    never sees it, so the command went on rendering for minutes."""
     from .overhead import load_engine  # the engine's libraries: only when the command runs
 
-    runtime = await load_engine(engine, "cpu", voice)
+    runtime = asyncio.run(load_engine(engine, "cpu", voice))
     try:
         if runtime.synthesizer is None:
             raise BenchError("the in-process engine is not loaded")
@@ -105,7 +108,7 @@ def pieces(
 ) -> None:
     """The render time of a 1-, 3-, 12- and 19-word piece, and the share of its decoded audio nobody hears."""
     try:
-        report = asyncio.run(_run(engine, voice, repeats))
+        report = _run(engine, voice, repeats)
     except BenchError as err:
         typer.echo(f"bench pieces: {err}", err=True)
         raise typer.Exit(2) from None

@@ -38,7 +38,7 @@ log = logging.getLogger("kokoro_server")
 SHUTDOWN_GRACE_S = 3  # SageMaker waits 30 s after SIGTERM before it kills; a few seconds is plenty
 WS_MAX_FRAME = 1 << 20  # bytes; larger client frames close the socket (1009) before reaching the app
 # Each connection's kernel send buffer (accepted sockets inherit it from the listener). Autotuned, it grew
-# to 4 MiB: 70 s of 24 kHz audio synthesized for a client that reads none of it (decision 142).
+# to 4 MiB: about 75 s of 24 kHz audio synthesized for a client that reads none of it (decision 142).
 SEND_BUFFER_BYTES = 256 * 1024
 
 

@@ -58,7 +58,6 @@ MODULES = {
 }
 # Tests whose need runs behind a command: "path relative to tests/::test name pattern" -> markers.
 BEHIND_A_COMMAND = {
-    "bench/test_quick_run.py::*": ("server",),  # python -m kokoro_bench --quick starts its own server
     # kokoro_bench --quick with no --server-url starts its own server (whose model then fails to load)
     "bench/test_broken_server.py::test_a_model_that_fails_to_load_*": ("server",),
     # every documented command, as written: model servers, the stock cdk synth (pip bundles from PyPI)

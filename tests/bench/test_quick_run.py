@@ -1,6 +1,7 @@
 """The CI smoke test of the benchmark itself: ``python -m kokoro_bench --quick`` produces every figure.
 
-It starts its own real model server, as a user's run does. No timing is asserted: only that each figure
+It measures the suite's shared real model server (``--server-url``); the run as a user types it, starting
+its own, is docs/benchmark.md's first command (tests/docs). No timing is asserted: only that each figure
 exists and is well-formed (numbers where numbers belong, PNGs that are PNGs).
 """
 
@@ -23,10 +24,11 @@ def number(value) -> bool:
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict, Path]:
+def quick_run(tmp_path_factory, model_server_url) -> tuple[subprocess.CompletedProcess, dict, Path]:
     out = tmp_path_factory.mktemp("bench")
     proc = subprocess.run(
-        [sys.executable, "-m", "kokoro_bench", "--quick", "--json", str(out / "bench.json"), "--plots", str(out)],
+        [sys.executable, "-m", "kokoro_bench", "--quick", "--server-url", model_server_url]
+        + ["--json", str(out / "bench.json"), "--plots", str(out)],
         cwd=REPO,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         capture_output=True,

@@ -13,7 +13,6 @@ figures from the results files), ``policy`` (the first-piece policy, computed), 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -82,7 +81,7 @@ def bench(
             server_url=server_url,
             simulate_rtf=simulate_rtf,
         )
-        report, traces = asyncio.run(run_bench(settings, lambda line: typer.echo(line, err=True)))
+        report, traces = run_bench(settings, lambda line: typer.echo(line, err=True))
         typer.echo(render(report))
         for path in write_outputs(report, traces, settings):
             typer.echo(f"wrote {path}", err=True)

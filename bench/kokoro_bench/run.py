@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import os
@@ -69,60 +70,70 @@ def openings(pieces: list[str], words: int = 3) -> tuple[str, ...]:
     return tuple(found)
 
 
-async def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tuple[BenchReport, dict[str, list[Trace]]]:
-    """All the figures, and the last trace of each text and strategy (for the plots)."""
+def run_bench(settings: BenchSettings, say: Callable[[str], None]) -> tuple[BenchReport, dict[str, list[Trace]]]:
+    """All the figures, and the last trace of each text and strategy (for the plots).
+
+    The server starts outside the event loop: its start waits on the model's warm-up, and under
+    ``asyncio.run`` a Ctrl-C only cancels the main task, which a blocking wait never yields to (the run
+    went on until the server was warm, seconds later); here the Ctrl-C stops the start at once."""
     started = time.perf_counter()
     meta = _machine(settings)
-    collected: dict[tuple[str, str], list[Trace]] = {}
     with _server(settings) as url:
-        ready = await advertised_ready(url)
-        meta["server_rtf_advertised"] = ready.rtf
-        meta["server_piece_overhead_advertised_s"] = ready.piece_overhead_s
-        await check_voice(url, settings.voice)
-        say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
-        timed = sentences(TEXTS[settings.overhead_text])
-        overhead = await measure_overhead(
-            url, timed, openings=openings(timed), engine=settings.engine, device=settings.device, voice=settings.voice
-        )
-        # What the agent picks from Ready:
-        policy = adaptive_policy(usable_rtf(ready.rtf), piece_overhead_s=usable_overhead(ready.piece_overhead_s))
-        meta["rtf_measured"] = overhead.rtf
-        meta["first_piece_min_words"] = policy.first_piece_min_words
-        meta["ramp_words"] = policy.ramp_words
+        return asyncio.run(_measure(settings, url, say, started, meta))
 
-        def run_of(text: str, piece_policy: SegmentPolicy | None = None) -> Run:
-            return Run(url, TEXTS[text], settings.tokens_per_s, settings.voice, piece_policy)
 
+async def _measure(
+    settings: BenchSettings, url: str, say: Callable[[str], None], started: float, meta: dict
+) -> tuple[BenchReport, dict[str, list[Trace]]]:
+    collected: dict[tuple[str, str], list[Trace]] = {}
+    ready = await advertised_ready(url)
+    meta["server_rtf_advertised"] = ready.rtf
+    meta["server_piece_overhead_advertised_s"] = ready.piece_overhead_s
+    await check_voice(url, settings.voice)
+    say(f"server ready at {url} (advertised rtf {meta['server_rtf_advertised']}); timing the overhead")
+    timed = sentences(TEXTS[settings.overhead_text])
+    overhead = await measure_overhead(
+        url, timed, openings=openings(timed), engine=settings.engine, device=settings.device, voice=settings.voice
+    )
+    # What the agent picks from Ready:
+    policy = adaptive_policy(usable_rtf(ready.rtf), piece_overhead_s=usable_overhead(ready.piece_overhead_s))
+    meta["rtf_measured"] = overhead.rtf
+    meta["first_piece_min_words"] = policy.first_piece_min_words
+    meta["ramp_words"] = policy.ramp_words
+
+    def run_of(text: str, piece_policy: SegmentPolicy | None = None) -> Run:
+        return Run(url, TEXTS[text], settings.tokens_per_s, settings.voice, piece_policy)
+
+    for repeat in range(settings.repeats):
+        for text in settings.texts:
+            for strategy in STRATEGIES:
+                say(f"[{repeat + 1}/{settings.repeats}] {text}: {strategy}")
+                collected.setdefault((text, strategy), []).append(await speak(strategy, text, run_of(text)))
+    results = [summarize(traces) for traces in collected.values()]
+
+    sweep = []
+    for words in settings.sweep_words:
+        fixed = run_of(settings.sweep_text, SegmentPolicy(first_piece_min_words=words))
+        traces = []
         for repeat in range(settings.repeats):
-            for text in settings.texts:
-                for strategy in STRATEGIES:
-                    say(f"[{repeat + 1}/{settings.repeats}] {text}: {strategy}")
-                    collected.setdefault((text, strategy), []).append(await speak(strategy, text, run_of(text)))
-        results = [summarize(traces) for traces in collected.values()]
+            say(f"[{repeat + 1}/{settings.repeats}] first-piece sweep: {words} words")
+            traces.append(await speak("pipelined", settings.sweep_text, fixed))
+        sweep.append(_sweep_point(f"{words} words", words, traces))
+    if settings.sweep_words:
+        adaptive = collected.get((settings.sweep_text, "pipelined")) or [
+            await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))
+        ]
+        sweep.append(_sweep_point("adaptive", policy.first_piece_min_words, adaptive))
 
-        sweep = []
-        for words in settings.sweep_words:
-            fixed = run_of(settings.sweep_text, SegmentPolicy(first_piece_min_words=words))
-            traces = []
-            for repeat in range(settings.repeats):
-                say(f"[{repeat + 1}/{settings.repeats}] first-piece sweep: {words} words")
-                traces.append(await speak("pipelined", settings.sweep_text, fixed))
-            sweep.append(_sweep_point(f"{words} words", words, traces))
-        if settings.sweep_words:
-            adaptive = collected.get((settings.sweep_text, "pipelined")) or [
-                await speak("pipelined", settings.sweep_text, run_of(settings.sweep_text))
-            ]
-            sweep.append(_sweep_point("adaptive", policy.first_piece_min_words, adaptive))
-
-        concurrency = []
-        for sessions in settings.concurrency:
-            say(f"{sessions} concurrent session(s) on {settings.concurrency_text}")
-            concurrency.append(
-                await concurrent_sessions(
-                    sessions, settings.concurrency_text, run_of(settings.concurrency_text), settings.stagger_s
-                )
+    concurrency = []
+    for sessions in settings.concurrency:
+        say(f"{sessions} concurrent session(s) on {settings.concurrency_text}")
+        concurrency.append(
+            await concurrent_sessions(
+                sessions, settings.concurrency_text, run_of(settings.concurrency_text), settings.stagger_s
             )
-        concurrency = against_one(concurrency)
+        )
+    concurrency = against_one(concurrency)
     meta["speech_words_per_s"] = median(
         [word_count(TEXTS[r.text]) / r.audio_s for r in results if r.strategy == "pipelined" and r.audio_s]
     )

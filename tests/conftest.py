@@ -1,4 +1,5 @@
-"""The suite's settings (markers, hypothesis, timeouts) and its shared fixtures: one real model server, one G2P."""
+"""The suite's settings (markers, hypothesis, timeouts) and its shared fixtures: one real model server, one G2P,
+the rebuilt torch weights and one torch server on them."""
 
 from __future__ import annotations
 
@@ -80,6 +81,37 @@ def model_server_url() -> Iterator[str]:
 
     # Lifted listener limit: these tests check behaviour, not capacity (tests/container/test_admission.py).
     with model_server_process("onnx", "--max-sessions", "64", timeout_s=SERVER_START_S) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def rebuilt_torch_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    """Kokoro's real weights for the torch engine, rebuilt from the ONNX export (seconds, so once per process:
+    the files that use them are one scope, tests/needs.py): the state dicts and the .pth file."""
+    from rebuilt_weights import rebuild  # imports torch: only the torch engine's tests pay for it
+
+    return rebuild(tmp_path_factory.mktemp("torch-weights"))
+
+
+@pytest.fixture(scope="session")
+def torch_server_url(rebuilt_torch_weights: tuple[dict, Path]) -> Iterator[str]:
+    """A model server on the torch engine (the GPU image's) with the rebuilt weights, batching up to 4 pieces of
+    3 listeners, as the torch tests need it; its warm-up is one word (the pace is not what they check)."""
+    from servers import SERVER_START_S, model_server_process
+
+    _, weights = rebuilt_torch_weights
+    with model_server_process(
+        "torch",
+        "--torch-model",
+        str(weights),
+        "--warm-up-text",
+        "Hi.",
+        "--max-batch",
+        "4",
+        "--max-sessions",
+        "3",
+        timeout_s=SERVER_START_S,
+    ) as url:
         yield url
 
 

@@ -199,17 +199,26 @@ def needs(item: pytest.Item) -> set[str]:
 # On parallel workers (pytest-xdist) a file's tests run together on one worker, so its module fixtures are
 # made once; a folder whose files share session fixtures goes together too.
 SHARED_FOLDERS = ("tests/stacks/",)  # the three syntheses of tests/stacks/conftest.py (jsii, seconds each)
+# Files of different folders that share a costly session fixture, by the name of their common scope: the torch
+# engine's files share the rebuilt real weights and one torch server on them (tests/conftest.py).
+SHARED_FILES = {
+    "tests/container/test_torch_backend.py": "torch engine",
+    "tests/container/test_torch_batching.py": "torch engine",
+    "tests/devtools/test_torch_weights.py": "torch engine",
+}
 # Files whose tests share nothing costly and each run for minutes: every test is a scope of its own, so that
 # both workers share them (each documented page runs its commands one after the other: 13 s to 4 minutes).
 SPLIT_FILES = ("tests/docs/test_documented_commands.py",)
 
 
 def scope(nodeid: str) -> str:
-    """The unit of work a parallel worker takes whole: the test's shared folder, its file, or for a file of
-    :data:`SPLIT_FILES` the test itself."""
+    """The unit of work a parallel worker takes whole: the test's shared folder or group of files, its file, or
+    for a file of :data:`SPLIT_FILES` the test itself."""
     path = nodeid.split("::", 1)[0]
     if path in SPLIT_FILES:
         return nodeid
+    if path in SHARED_FILES:
+        return SHARED_FILES[path]
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)
 
 

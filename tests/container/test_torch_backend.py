@@ -1,6 +1,6 @@
-"""The torch backend end to end, with a randomly initialised Kokoro model (the real .pth is GPU-image only),
-written by random_kokoro.py. Random duration predictors speak up to 1.25 s per phoneme
-(004-offline-weights.md), so the texts here are a few phonemes long.
+"""The torch backend end to end: in-process with a randomly initialised Kokoro model written by random_kokoro.py
+(random duration predictors speak up to 1.25 s per phoneme, 004-offline-weights.md, so the texts here are a few
+phonemes long), and as a server on the real weights rebuilt from the ONNX export (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import pytest
 import torch
 import websockets
 from random_kokoro import write_random_weights
-from servers import model_server_process
 from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
@@ -66,21 +65,21 @@ def test_cuda_without_a_gpu_is_a_clear_error(random_weights):
         load_backend("torch", model_assets.resolve("torch", torch_model=random_weights), "cuda", 0)
 
 
-def test_server_on_torch_engine_serves_http_and_session(random_weights):
-    # A random model speaks up to 1.25 s per phoneme: warm up on a word, not the default sentence.
-    with model_server_process("torch", "--torch-model", str(random_weights), "--warm-up-text", "Hi") as url:
-        assert httpx.get(f"{url}/ping").json()["engine"] == "torch"
-        r = httpx.post(f"{url}/invocations", json={"text": "Hi", "format": "pcm"}, timeout=120)
-        assert r.status_code == 200 and len(r.content) > 0
+def test_server_on_torch_engine_serves_http_and_session(torch_server_url):
+    # The suite's torch server, on the real weights rebuilt from the ONNX export (tests/conftest.py).
+    url = torch_server_url
+    assert httpx.get(f"{url}/ping").json()["engine"] == "torch"
+    r = httpx.post(f"{url}/invocations", json={"text": "Hi", "format": "pcm"}, timeout=120)
+    assert r.status_code == 200 and len(r.content) > 0
 
-        async def session() -> list:
-            async with websockets.connect(ws_url(url)) as ws:
-                await ws.send(encode_client_message(Synthesize("Hi", id="t")).encode())
-                return await read_until(ws, StreamDecoder(), ended("t"), timeout=120)
+    async def session() -> list:
+        async with websockets.connect(ws_url(url)) as ws:
+            await ws.send(encode_client_message(Synthesize("Hi", id="t")).encode())
+            return await read_until(ws, StreamDecoder(), ended("t"), timeout=120)
 
-        events = asyncio.run(session())
-        samples = sum(len(e.pcm) for e in events if isinstance(e, Audio)) // 2
-        assert samples > 0
-        (words,) = [e for e in events if isinstance(e, Words)]
-        assert [w.text for w in words.words] == ["Hi"]
-        assert 0 <= words.words[0].start_s < words.words[0].end_s <= samples / 24_000
+    events = asyncio.run(session())
+    samples = sum(len(e.pcm) for e in events if isinstance(e, Audio)) // 2
+    assert samples > 0
+    (words,) = [e for e in events if isinstance(e, Words)]
+    assert [w.text for w in words.words] == ["Hi"]
+    assert 0 <= words.words[0].start_s < words.words[0].end_s <= samples / 24_000

@@ -17,8 +17,6 @@ import httpx
 import numpy as np
 import pytest
 import torch
-from rebuilt_weights import rebuild
-from servers import SERVER_START_S, model_server_process
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import FRAME_SAMPLES, CancelToken, Inference, RenderCancelled
@@ -39,8 +37,8 @@ ROWS = (
 
 
 @pytest.fixture(scope="module")
-def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return rebuild(tmp_path_factory.mktemp("torch-weights"))[1]
+def weights(rebuilt_torch_weights: tuple[dict, Path]) -> Path:
+    return rebuilt_torch_weights[1]
 
 
 @pytest.fixture(scope="module")
@@ -124,32 +122,20 @@ def test_a_batch_needs_one_token_per_row(backend, rows):
         backend.infer_batch(rows, [None])
 
 
-def test_a_server_batching_across_sessions_answers_each(weights):
-    """Three requests at once on a server with --max-batch 4: each gets its own speech. The texts are of one
+def test_a_server_batching_across_sessions_answers_each(torch_server_url):
+    """Three requests at once on the torch server (--max-batch 4): each gets its own speech. The texts are of one
     length bucket (22-23 phonemes), so the ones queued together share a batch."""
     texts = ("Hello there, my friend.", "Yes, of course I can.", "The train leaves at nine.")
-    with model_server_process(
-        "torch",
-        "--torch-model",
-        str(weights),
-        "--warm-up-text",
-        "Hi.",
-        "--max-batch",
-        "4",
-        "--max-sessions",
-        "3",
-        timeout_s=SERVER_START_S,
-    ) as url:
-        before = httpx.get(f"{url}/ping").json()["renders"]
+    before = httpx.get(f"{torch_server_url}/ping").json()["renders"]
 
-        async def speak_all() -> list[httpx.Response]:
-            async with httpx.AsyncClient(timeout=600) as client:
-                return await asyncio.gather(
-                    *(client.post(f"{url}/invocations", json={"text": t, "format": "pcm"}) for t in texts)
-                )
+    async def speak_all() -> list[httpx.Response]:
+        async with httpx.AsyncClient(timeout=600) as client:
+            return await asyncio.gather(
+                *(client.post(f"{torch_server_url}/invocations", json={"text": t, "format": "pcm"}) for t in texts)
+            )
 
-        responses = asyncio.run(speak_all())
-        assert [r.status_code for r in responses] == [200, 200, 200]
-        lengths = [len(r.content) for r in responses]
-        assert all(n > 0 for n in lengths)
-        assert httpx.get(f"{url}/ping").json()["renders"] == before + 3  # one timing per piece spoken
+    responses = asyncio.run(speak_all())
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    lengths = [len(r.content) for r in responses]
+    assert all(n > 0 for n in lengths)
+    assert httpx.get(f"{torch_server_url}/ping").json()["renders"] == before + 3  # one timing per piece spoken

@@ -1,19 +1,17 @@
 """KModel weights rebuilt from the offline int8 ONNX export: they load strictly and hold numbers only, and
 the torch engine (the GPU image's) speaks with them words the recognizer hears as meant.
 
-The rebuild takes seconds, so it is done once for this module, into a temporary folder; the GPU image
-keeps the official weights (086-torch-weights-from-onnx.md).
+The rebuild takes seconds, so it is done once per test process, into a temporary folder (the session fixtures
+of tests/conftest.py, shared with the torch engine's other tests); the GPU image keeps the official weights
+(086-torch-weights-from-onnx.md).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 import torch
-from rebuilt_weights import CONFIG, rebuild
-from servers import SERVER_START_S, model_server_process
+from rebuilt_weights import CONFIG
 from speech import assert_heard, misread, transcribe, wer
 
 from kokoro_devtools.torch_weights import PARTS
@@ -22,14 +20,8 @@ from kokoro_devtools.torch_weights.__main__ import fresh_model
 SENTENCE = "The museum has twelve rooms and forty paintings on show."
 
 
-@pytest.fixture(scope="module")
-def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, torch.Tensor]], Path]:
-    """The rebuilt state dicts, and the .pth file ``python -m kokoro_devtools.torch_weights`` would write."""
-    return rebuild(tmp_path_factory.mktemp("torch-weights"))
-
-
-def test_converted_weights_load_strictly_into_kmodel(rebuilt):
-    parts, _ = rebuilt
+def test_converted_weights_load_strictly_into_kmodel(rebuilt_torch_weights):
+    parts, _ = rebuilt_torch_weights
     model = fresh_model(CONFIG)
     for part in PARTS:
         getattr(model, part).load_state_dict(parts[part], strict=True)
@@ -42,20 +34,14 @@ def test_converted_weights_load_strictly_into_kmodel(rebuilt):
 
 
 @pytest.mark.slow
-def test_the_torch_engine_with_the_rebuilt_weights_is_heard_as_meant(rebuilt):
-    """A server on the torch engine, as the GPU image runs it (on CPU here), says a sentence the recognizer
-    hears as meant; the same sentence with other numbers ("thirteen rooms and fifty paintings") is heard as
-    wrong, so the check can fail."""
-    _, weights = rebuilt
-    with (
-        model_server_process(
-            "torch", "--torch-model", str(weights), "--warm-up-text", "Hi.", timeout_s=SERVER_START_S
-        ) as url,
-        httpx.Client(timeout=300) as client,
-    ):
-        assert client.get(f"{url}/ping").json()["engine"] == "torch"
+def test_the_torch_engine_with_the_rebuilt_weights_is_heard_as_meant(torch_server_url):
+    """A server on the torch engine with the rebuilt weights, as the GPU image runs it (on CPU here), says a
+    sentence the recognizer hears as meant; the same sentence with other numbers ("thirteen rooms and fifty
+    paintings") is heard as wrong, so the check can fail."""
+    with httpx.Client(timeout=300) as client:
+        assert client.get(f"{torch_server_url}/ping").json()["engine"] == "torch"
         right, wrong = (
-            client.post(f"{url}/invocations", json={"text": text, "format": "pcm"}).content
+            client.post(f"{torch_server_url}/invocations", json={"text": text, "format": "pcm"}).content
             for text in (SENTENCE, misread(SENTENCE))
         )
     assert_heard(right, 24_000, SENTENCE)

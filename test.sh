@@ -2,8 +2,8 @@
 # The project's test command.
 #
 #   ./test.sh                  everything (CI): ruff check, ruff format --check, mypy, then the whole suite on
-#                              .venv (Python 3.11, one worker per core) and the agent's SageMaker-path tests
-#                              on .venv312 (3.12); the 15 slowest tests are listed
+#                              .venv (Python 3.11, one worker per core) and, beside it, the agent's
+#                              SageMaker-path tests on .venv312 (3.12); the 15 slowest tests are listed
 #   ./test.sh --fast           the same checks, then only the tests that need no model (a server or in the
 #                              process), recognizer, browser, cdk or network (markers: tests/needs.py)
 #   ./test.sh [--fast] ARGS    pytest ARGS (paths, -k, -m, ...) on each Python that has tests among them, in
@@ -75,37 +75,56 @@ common=(-p no:cacheprovider)
 selects=$fast
 for option in "${options[@]}"; do [[ $option == -m* || $option == -k* ]] && selects=1; done
 runs=0 empty_runs=0
-pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]
-  local python=$1 pythonpath=$2; shift 2
+pytest_on() {  # pytest_on PYTHON PYTHONPATH_OR_EMPTY [PYTEST ARGS...]: its exit status as it is
+  env ${2:+PYTHONPATH="$2"} "$1" -m pytest "${common[@]}" "${options[@]}" "${@:3}"
+}
+judged() {  # judged RC: a run's exit status, with "no tests ran" (exit 5) no failure under a selection
   runs=$((runs + 1))
-  env ${pythonpath:+PYTHONPATH="$pythonpath"} "$python" -m pytest "${common[@]}" "${options[@]}" "$@"
-  local rc=$?
-  if [ $rc -eq 5 ] && [ "$selects" -eq 1 ]; then
+  if [ "$1" -eq 5 ] && [ "$selects" -eq 1 ]; then
     echo "(no test of this Python is in the selection)"
     empty_runs=$((empty_runs + 1))
     return 0
   fi
-  return $rc
+  return "$1"
 }
+
+# The 3.12 half (a few tests that mostly wait on sockets) runs beside the 3.11 half, on the time the 3.11 run
+# leaves idle; its output is held in a temporary file and shown after the 3.11 run's.
+step312=""
+if [ ${#paths[@]} -gt 0 ] && [ ${#paths312[@]} -eq 0 ]; then
+  summary312="skipped tests on Python 3.12 (no SageMaker-path test among the paths given: ${PY312_TESTS[*]})"
+elif [ ! -x .venv312/bin/python ]; then
+  summary312="FAILED  tests on Python 3.12 (.venv312 is missing: rerun ./setup.sh)"
+else
+  [ ${#paths312[@]} -eq 0 ] && paths312=("${PY312_TESTS[@]}")
+  step312="tests on Python 3.12 (.venv312): the agent's SageMaker path"
+  out312=$(mktemp)
+  trap 'rm -f "$out312"' EXIT
+  # A background command of a script ignores Ctrl-C; this one takes it, as the 3.11 run beside it does.
+  (trap - INT; pytest_on .venv312/bin/python container:agent:cli:stacks:bench:devtools:. "${paths312[@]}") >"$out312" 2>&1 &
+  pid312=$!
+fi
 
 if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
   summary+=("skipped tests on Python 3.11 (every path given is a 3.12 test)")
 else
   parallel=()  # one worker per core, each taking a file (or tests/stacks/) whole, longest first: tests/needs.py
   [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope --no-loadscope-reorder)
-  step "tests on Python 3.11 (.venv)" pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"
+  run311() { pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"; judged $?; }
+  step "tests on Python 3.11 (.venv)" run311
 fi
 
-if [ ${#paths[@]} -gt 0 ] && [ ${#paths312[@]} -eq 0 ]; then
-  summary+=("skipped tests on Python 3.12 (no SageMaker-path test among the paths given: ${PY312_TESTS[*]})")
-elif [ ! -x .venv312/bin/python ]; then
-  echo "ERROR: .venv312 (Python 3.12) is missing, so the agent's SageMaker tests cannot run: rerun ./setup.sh" >&2
-  summary+=("FAILED  tests on Python 3.12 (.venv312 is missing: rerun ./setup.sh)")
-  failed=1
+if [ -n "$step312" ]; then
+  wait "$pid312"
+  rc312=$?
+  show312() { cat "$out312"; judged "$rc312"; }
+  step "$step312" show312
 else
-  [ ${#paths312[@]} -eq 0 ] && paths312=("${PY312_TESTS[@]}")
-  step "tests on Python 3.12 (.venv312): the agent's SageMaker path" \
-    pytest_on .venv312/bin/python container:agent:cli:stacks:bench:devtools:. "${paths312[@]}"
+  if [[ $summary312 == FAILED* ]]; then
+    echo "ERROR: .venv312 (Python 3.12) is missing, so the agent's SageMaker tests cannot run: rerun ./setup.sh" >&2
+    failed=1
+  fi
+  summary+=("$summary312")
 fi
 if [ $runs -gt 0 ] && [ $empty_runs -eq $runs ]; then
   summary+=("FAILED  no test matched the selection")

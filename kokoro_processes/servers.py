@@ -62,11 +62,12 @@ def ready_process(
     Its output goes to a file, not a pipe: an unread pipe fills after ~64 KiB of access log and would
     freeze a long-running server. Its tail explains a failed start.
     """
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = children.start(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-    if started is not None:
-        started.append(proc)
-    try:
+    with (
+        tempfile.TemporaryFile(mode="w+") as log,
+        children.running(command, grace_s=15, env=env, stdout=log, stderr=subprocess.STDOUT, text=True) as proc,
+    ):
+        if started is not None:
+            started.append(proc)
         ping = f"{url}/ping"
         try:
             wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not model_failed(ping))
@@ -78,9 +79,6 @@ def ready_process(
                 f"{what} did not become ready{why}", fix=fix, details=tuple(log.read().strip().splitlines()[-10:])
             ) from None
         yield url
-    finally:
-        children.stop(proc, grace_s=15)
-        log.close()
 
 
 @contextlib.contextmanager

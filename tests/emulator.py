@@ -42,13 +42,11 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(REPO / "devtools"), str(REPO), os.environ.get("PYTHONPATH", "")]),
         }
-        proc = children.start(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
+        with children.running(
+            command, grace_s=15, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ) as proc:
             banner = proc.stdout.readline()
             if "https://" not in banner:
                 raise RuntimeError(f"the emulator did not start: {banner}{proc.stdout.read()}")
             url = banner.split()[2]
             yield Emulator(endpoint_url=url, ca_file=ca_file)
-        finally:
-            children.stop(proc, grace_s=15)
-            proc.stdout.close()

@@ -8,6 +8,7 @@ the :class:`~kokoro_cli.common.errors.CommandFailed` details instead of a stack 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections import deque
@@ -36,33 +37,33 @@ def failure_lines(tail: tuple[str, ...], limit: int = 12) -> tuple[str, ...]:
 
 def run(call: CdkCall, on_line: Callable[[str], None]) -> RunResult:
     """Run ``call`` to completion; stdout and stderr are merged, line by line, into ``on_line``."""
-    try:
-        child = children.start(
-            call.argv,
-            cwd=call.cwd,
-            env={**os.environ, **call.env},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-        )
-    except (FileNotFoundError, PermissionError) as err:
-        raise PrerequisiteMissing(
-            f"cannot run {call.argv[0]}: {err.strerror}",
-            fix="run ./setup.sh (it installs the pinned CDK CLI into node_modules/.bin/cdk)",
-        ) from err
     tail: deque[str] = deque(maxlen=TAIL_LINES)
-    try:
+    # Ctrl-C, SIGTERM or a failing on_line: the block's end stops cdk's whole tree
+    with contextlib.ExitStack() as stack:
+        try:
+            child = stack.enter_context(
+                children.running(
+                    call.argv,
+                    cwd=call.cwd,
+                    env={**os.environ, **call.env},
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                    errors="replace",
+                )
+            )
+        except (FileNotFoundError, PermissionError) as err:
+            raise PrerequisiteMissing(
+                f"cannot run {call.argv[0]}: {err.strerror}",
+                fix="run ./setup.sh (it installs the pinned CDK CLI into node_modules/.bin/cdk)",
+            ) from err
         assert child.stdout is not None
         for raw in child.stdout:
             line = raw.rstrip("\n")
             tail.append(line)
             on_line(line)
         child.wait()
-    except BaseException:  # Ctrl-C, SIGTERM or a failing on_line: never leave cdk's tree running
-        children.stop(child)
-        raise
     return RunResult(child.returncode, tuple(tail))
 
 

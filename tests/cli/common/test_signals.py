@@ -166,6 +166,62 @@ def test_sigterm_to_the_benchmark_ends_its_model_server(tmp_path: Path):
             bench.kill()
 
 
+# Starts children in a loop while a thread sends the process SIGTERM every 3-20 ms, then prints how many
+# starts a signal interrupted and which children are still running (and kills those, leaving nothing).
+_STARTS_UNDER_SIGTERMS = """
+import json, os, random, signal, threading, time
+from kokoro_processes import children
+
+children.end_children_with_parent()
+done = threading.Event()
+
+def send():
+    while not done.is_set():
+        time.sleep(random.uniform(0.003, 0.02))
+        os.kill(os.getpid(), signal.SIGTERM)
+
+threading.Thread(target=send, daemon=True).start()
+interrupted = 0
+for _ in range(300):
+    try:
+        with children.running(["sleep", "30"]):
+            time.sleep(0.01)
+    except KeyboardInterrupt:
+        interrupted += 1
+done.set()
+while True:
+    try:
+        time.sleep(0.5)  # the last SIGTERMs in flight
+        break
+    except KeyboardInterrupt:
+        pass
+
+def is_running(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+me = os.getpid()
+mine = [int(pid) for task in os.listdir(f"/proc/{me}/task") for pid in open(f"/proc/{me}/task/{task}/children").read().split()]
+left = [pid for pid in mine if is_running(pid)]
+for pid in left:
+    os.kill(pid, signal.SIGKILL)
+print(json.dumps({"interrupted": interrupted, "left": left}))
+"""
+
+
+def test_a_signal_while_a_child_starts_never_leaves_it_running():
+    """A SIGTERM inside ``Popen``, after its fork, once left the child running with nobody to stop it
+    (about 1 start in 40 under this storm; decision 023): the benchmark's model server outlived it."""
+    ran = subprocess.run(
+        [sys.executable, "-c", _STARTS_UNDER_SIGTERMS], capture_output=True, text=True, timeout=120, check=True
+    )
+    report = json.loads(ran.stdout)
+    assert report["interrupted"] > 0, "no signal landed during a start"
+    assert report["left"] == [], f"{len(report['left'])} children outlived their start's interruption"
+
+
 def _cpu_s(pid: int) -> float:
     """The user CPU seconds the process has used (``/proc/<pid>/stat``)."""
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11]) / os.sysconf("SC_CLK_TCK")

@@ -123,17 +123,15 @@ def test_a_model_server_still_loading_is_waited_for(tmp_path: Path) -> None:
     """The fix above, followed: a model server started in the background a moment before the agent is asked
     (as docs/deploy.md shows) is waited for while it loads, instead of answering `not_ready`."""
     port = free_port()
-    server = children.start(
+    with children.running(
         [str(Path(sys.executable).parent / "deploy-model"), "local", "--port", str(port)],
+        grace_s=15,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )
-    try:
+    ):
         args = ["local", "--model-url", f"http://127.0.0.1:{port}", "--prompt", "hi", "--out", str(tmp_path)]
         result = runner.invoke(app, [*args, "--reply", "Hello"])
         assert result.exit_code == 0, result.output
         assert "waiting for the model server" in result.output
         report, seconds = read_outputs(tmp_path)
         assert report["error"] is None and seconds > 0.2
-    finally:
-        children.stop(server, grace_s=15)

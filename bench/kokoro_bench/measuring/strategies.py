@@ -26,7 +26,6 @@ from speech_protocol.transport import TtsError
 from speech_protocol.tts_session import TtsSession
 from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent
-from voice_agent.llm import build_agent, text_deltas
 from voice_agent.pipeline import VoiceChoice, speak_answer
 from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
@@ -68,6 +67,8 @@ async def speak(strategy: str, text_name: str, run: Run) -> Trace:
     """Speak ``run.reply`` with ``strategy``; every failure becomes a :class:`BenchError`."""
     if strategy not in STRATEGIES:
         raise BenchError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+    from voice_agent.llm import build_agent, text_deltas  # Strands loads only now, not for the other commands
+
     trace = Trace(strategy, text_name)
     agent = build_agent(LlmSettings(provider="scripted", reply=run.reply, tokens_per_s=run.tokens_per_s))
     session = TtsSession(WebSocketConnector(run.url), timeout_s=run.timeout_s)

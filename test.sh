@@ -69,7 +69,7 @@ done
 
 common=(-p no:cacheprovider)
 [ $fast -eq 1 ] && common+=(-m "$FAST_FILTER")
-[ ${#args[@]} -eq 0 ] && common+=(--durations=15 -rfEs)  # the 15 slowest tests; any skip, with its reason
+[ ${#args[@]} -eq 0 ] && common+=(--durations=15 -rfEs)  # the 15 slowest tests; any skip, with its reason (.ci/run fails on one)
 # A selection (--fast, -m, -k) may leave one Python without a test: its pytest "no tests ran" (exit 5) is no
 # failure then, unless no test ran at all.
 selects=$fast

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from speech_protocol.readiness import ServerGone, ServerNotReady, wait_ready
+from speech_protocol.http.readiness import ServerGone, ServerNotReady, wait_ready
 
 from . import children
 from .errors import ServerFailed

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from needs import heaviest_first, mark, scope
 
-from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_stacks.project_node import use_project_node
+from kokoro_server.text.phonemes import Phonemizer
+from kokoro_stacks.project import use_project_node
 
 # The stack tests synthesize in-process: jsii runs on the project's supported Node, as `cdk synth` does.
 use_project_node(os.environ)
@@ -30,11 +30,14 @@ if sys.version_info < (3, 12):
         "devtools/test_sagemaker_emulator.py",
     ]
 
-# Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine. No
-# example database either: replaying an earlier run's failures would make a verdict depend on the runs
-# before it. What hypothesis still keeps (a cache of the code's constants) goes to the temporary folder,
-# not to .hypothesis/ in the repository.
-settings.register_profile("project", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+# Property tests check correctness, never speed: no per-example deadline on a busy 2-core CI machine. Each
+# test draws the same examples on every run (derandomize: the seed comes from the test's own code), and no
+# example database replays an earlier run's failures: a verdict depends on the code only, never on the run
+# or the runs before it (tests/test_hypothesis_profile.py). What hypothesis still keeps (a cache of the
+# code's constants) goes to the temporary folder, not to .hypothesis/ in the repository.
+settings.register_profile(
+    "project", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True, database=None
+)
 settings.load_profile("project")
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"hypothesis-{os.getuid()}")
 

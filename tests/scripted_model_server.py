@@ -2,7 +2,7 @@
 
 For the failures the real model server cannot be made to produce on cue: closing mid-answer,
 stalling, sending garbage, or holding audio back until the next piece arrives (which proves the
-client pipelines). Frames are encoded with ``speech_protocol.messages`` like the real server's.
+client pipelines). Frames are encoded with ``speech_protocol.server_events`` like the real server's.
 
 A script's own assertions are part of its test: whatever a script raises, other than the client going
 away (``ConnectionClosed``), is raised again from the ``async with`` when the server stops, so a script
@@ -17,16 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from speech_protocol.messages import (
-    Audio,
-    End,
-    Ready,
-    ServerEvent,
-    Start,
-    Synthesize,
-    decode_client_frame,
-    encode_event,
-)
+from speech_protocol.client_messages import Synthesize, decode_client_frame
+from speech_protocol.server_events import Audio, End, Ready, ServerEvent, Start, encode_event
 
 Script = Callable[["Peer"], Awaitable[None]]
 PCM_CHUNK = b"\x01\x00" * 2400  # 0.1 s of audio at 24 kHz

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from kokoro_processes.servers import free_port, model_server_child, model_server_process
-from speech_protocol import readiness
+from speech_protocol.http import readiness
 
 REPO = Path(__file__).resolve().parents[1]
 # A shared 2-core machine under load takes minutes to load the model; starting is not a speed test.

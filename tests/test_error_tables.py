@@ -16,8 +16,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
-MESSAGES = "speech_protocol/speech_protocol/messages.py"
+PROTOCOL = "speech_protocol/speech_protocol/"
+CLIENT_MESSAGES = PROTOCOL + "client_messages.py"
+FRAMING = PROTOCOL + "framing.py"
 SERVER = "container/kokoro_server/server.py"
+HTTP_REQUESTS = "container/kokoro_server/http_requests.py"
+CLASSIFY = "container/kokoro_server/errors.py"
 AGENT = "agent/voice_agent/"
 
 # Error constructors and helpers: positional index of the ``code`` (and ``status``) argument.
@@ -41,28 +45,31 @@ PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 40
 PROTOCOL_RAISERS = ("ProtocolError", "_check_unicode", "ParamError", "_text_field", "_one_of")
 
 # What reaches each interface. ``None`` takes the whole file.
-REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "loads"]
+REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize"]
 MODEL_HTTP = {
-    SERVER: ["_read_json", "invocations"],
-    MESSAGES: REQUEST_FIELDS,
-    "container/kokoro_server/errors.py": ["classify"],
+    SERVER: ["invocations"],
+    HTTP_REQUESTS: ["read_json"],
+    CLIENT_MESSAGES: REQUEST_FIELDS,
+    FRAMING: ["loads"],
+    CLASSIFY: ["classify"],
 }
 OPENAI_API = "container/kokoro_server/openai_api/"
 MODEL_OPENAI = {
     OPENAI_API + "request.py": None,
     OPENAI_API + "routes.py": None,
-    SERVER: ["_read_json"],
-    MESSAGES: ["loads"],
-    "container/kokoro_server/errors.py": ["classify"],
+    HTTP_REQUESTS: ["read_json"],
+    FRAMING: ["loads"],
+    CLASSIFY: ["classify"],
 }
 MODEL_SESSION = {
     SERVER: ["session"],
     "container/kokoro_server/synthesis_session.py": None,
-    MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
-    "container/kokoro_server/errors.py": ["classify"],
+    CLIENT_MESSAGES: [*REQUEST_FIELDS, "_parse_id", "parse_client_message", "decode_client_frame"],
+    FRAMING: ["loads"],
+    CLASSIFY: ["classify"],
 }
 AGENT_ANSWER = {AGENT + "llm.py": None, AGENT + "agent_pool.py": None, AGENT + "events.py": ["error_event"]}
-AGENT_SSE = {AGENT + "request.py": None, MESSAGES: ["parse_speed"], **AGENT_ANSWER}
+AGENT_SSE = {AGENT + "request.py": None, CLIENT_MESSAGES: ["parse_speed"], **AGENT_ANSWER}
 AGENT_WS = {
     AGENT + "conversation/messages.py": None,
     AGENT + "conversation/connection.py": None,
@@ -71,7 +78,7 @@ AGENT_WS = {
 }
 # A prompt message passes only text, voice and speed to parse_invocation: these two cannot happen there.
 NOT_FROM_PROMPT = {"bad_payload", "bad_session"}
-TTS_RAISERS = ["speech_protocol/speech_protocol", AGENT + "tts_client"]
+TTS_RAISERS = [PROTOCOL, PROTOCOL + "transports"]
 
 
 @cache
@@ -82,7 +89,7 @@ def _tree(rel: str) -> ast.Module:
 def _constants() -> dict[str, object]:
     """Module-level ``NAME = "code"`` constants the emitting code names (``SERVER_BUSY``)."""
     out: dict[str, object] = {}
-    for node in _tree(MESSAGES).body:
+    for node in _tree(PROTOCOL + "errors.py").body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
             out.update({t.id: node.value.value for t in node.targets if isinstance(t, ast.Name)})
     return out
@@ -135,7 +142,28 @@ def _emitted(scopes: dict[str, list[str] | None]) -> set[tuple[int | None, str]]
                     if status is None and name in PROTOCOL_RAISERS:
                         status = PROTOCOL_ERROR_STATUS
                     out.add((status, code))
+        if rel == CLASSIFY:  # classify answers every typed refusal with its own status and code
+            out |= _refusals()
     return out
+
+
+@cache
+def _refusals() -> frozenset[tuple[int, str]]:
+    """(status, code) of every typed refusal of the model server: each ``Refusal`` subclass states them in
+    its body (``status, code = 400, "unknown_voice"``), and ``classify`` answers every request with them."""
+    out = set()
+    for path in (ROOT / "container/kokoro_server").rglob("*.py"):
+        for node in ast.walk(_tree(str(path.relative_to(ROOT)))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in node.body:
+                if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Tuple):
+                    names = [getattr(t, "id", None) for t in item.targets[0].elts]
+                    if names[:2] == ["status", "code"] and isinstance(item.value, ast.Tuple):
+                        status, code = (_value(v) for v in item.value.elts[:2])
+                        out.add((status, code))
+    assert out, "no Refusal subclass found: has the refusal root moved?"
+    return frozenset(out)
 
 
 def _codes(scopes) -> set[str]:
@@ -145,7 +173,7 @@ def _codes(scopes) -> set[str]:
 def _tts_codes() -> set[str]:
     """The ``code`` of every ``Tts*`` error class that some client code raises."""
     classes = {}
-    for node in _tree("speech_protocol/speech_protocol/transport.py").body:
+    for node in _tree(PROTOCOL + "errors.py").body:
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.Assign) and any(getattr(t, "id", "") == "code" for t in item.targets):
@@ -240,7 +268,7 @@ def test_agent_http():
 
 def test_browser_refusals():
     documented = [(int(row[0]), row[1]) for row in _table("Local servers: refused before any work")]
-    _check(documented, _emitted({"speech_protocol/speech_protocol/browser_access.py": None}))
+    _check(documented, _emitted({PROTOCOL + "http/browser_access.py": None}))
 
 
 def test_conversation_page_connect():
@@ -255,7 +283,7 @@ def test_agent_sse_errors():
 def test_agent_websocket_errors():
     source = (ROOT / AGENT / "conversation/messages.py").read_text()
     renamed = dict(re.findall(r'"(\w+)": "(\w+)"', source.split("PROMPT_CODES = {", 1)[1].split("}", 1)[0]))
-    prompt = {renamed.get(c, c) for c in _codes({AGENT + "request.py": None, MESSAGES: ["parse_speed"]})}
+    prompt = {renamed.get(c, c) for c in _codes({AGENT + "request.py": None, CLIENT_MESSAGES: ["parse_speed"]})}
     emitted = _codes(AGENT_WS) | _tts_codes() | (prompt - NOT_FROM_PROMPT)
     _check(_documented("Agent: conversation WebSocket `/ws` `error` events"), emitted)
 

@@ -10,7 +10,16 @@ import sys
 
 import pytest
 
-PACKAGES = ["speech_protocol", "kokoro_server", "voice_agent", "voice_agent.conversation", "kokoro_processes"]
+PACKAGES = [
+    "speech_protocol",
+    "speech_protocol.pieces",
+    "speech_protocol.http",
+    "speech_protocol.transports",
+    "kokoro_server",
+    "voice_agent",
+    "voice_agent.conversation",
+    "kokoro_processes",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -6,9 +6,7 @@
 * :mod:`~voice_agent.conversation`, :mod:`~voice_agent.agent_pool`: the spoken conversation and the
   Strands agent per session id;
 * :mod:`~voice_agent.pipeline`, :mod:`~voice_agent.events`, :mod:`~voice_agent.llm`: one answer, from the
-  LLM's deltas to the caller's events;
-* :mod:`~voice_agent.segmenter` (the incremental driver), :mod:`~voice_agent.cuts` (where a text may be cut),
-  :mod:`~voice_agent.first_piece` (which cut to take), :mod:`~voice_agent.speakable`: text into pieces;
+  LLM's deltas to the caller's events (cut into pieces by :mod:`speech_protocol.pieces`);
 * :mod:`~voice_agent.tts_client`: the speech transports.
 
 Nothing is imported here: ``import voice_agent`` loads no LLM or AWS library (docs/decisions/119-public-names.md).
@@ -19,15 +17,11 @@ __all__ = [
     "app",
     "body_limit",
     "conversation",
-    "cuts",
     "events",
-    "first_piece",
     "hangup",
     "llm",
     "pipeline",
     "request",
-    "segmenter",
     "settings",
-    "speakable",
     "tts_client",
 ]

@@ -19,8 +19,9 @@ from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 from strands import Agent
 
-from speech_protocol.browser_access import BrowserGuard
-from speech_protocol.transport import Connector
+from speech_protocol.http.browser_access import BrowserGuard
+from speech_protocol.pieces.segmenter import Segmenter
+from speech_protocol.transports.part_stream import Connector
 from speech_protocol.tts_session import TtsSession
 
 from .agent_pool import AgentPool
@@ -32,7 +33,6 @@ from .hangup import HangupSignal, hangup_flag, until_hangup
 from .llm import build_agent, text_deltas
 from .pipeline import PieceSegmenter, VoiceChoice, speak_answer
 from .request import BadRequest, parse_invocation
-from .segmenter import Segmenter
 from .settings import AgentSettings
 from .tts_client import connector_for
 

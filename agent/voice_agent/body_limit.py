@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from speech_protocol.browser_access import refuse
-from speech_protocol.messages import ProtocolError, declares_json, loads
+from speech_protocol.errors import ProtocolError
+from speech_protocol.framing import loads
+from speech_protocol.http.browser_access import refuse
+from speech_protocol.http.content_type import declares_json
 
 MAX_BODY_BYTES = 64 * 1024
 

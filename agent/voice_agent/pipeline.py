@@ -7,7 +7,7 @@ the LLM to finish or for one piece's audio before the next piece is sent (005-la
 
 The segmenter is sized for the server it speaks through: once the session's Ready has arrived (it
 normally does while the LLM is still thinking), its advertised real-time factor re-sizes the segmenter's
-clause cuts (:meth:`voice_agent.segmenter.Segmenter.adapt_to`) before the next delta is cut, and so does
+clause cuts (:meth:`speech_protocol.pieces.segmenter.Segmenter.adapt_to`) before the next delta is cut, and so does
 every later change of pace the server reports (on an ``end``): the cuts follow the server's running pace
 (docs/decisions/121-first-piece-from-the-running-pace.md). Until Ready, or if the server advertises no
 pace, the segmenter's own policy stands.
@@ -24,7 +24,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End, Start, Words
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.server_events import Audio, End, Start, Words
 from speech_protocol.tts_session import TtsSession
 
 from .events import (
@@ -41,7 +42,7 @@ from .events import (
 
 
 class PieceSegmenter(Protocol):
-    """The segmenter interface (008-three-interfaces.md): :class:`voice_agent.segmenter.Segmenter`, one per answer."""
+    """The segmenter interface (008-three-interfaces.md): :class:`speech_protocol.pieces.segmenter.Segmenter`, one per answer."""
 
     def feed(self, delta: str) -> list[str]: ...
 

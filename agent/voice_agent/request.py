@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from speech_protocol.messages import ProtocolError, parse_speed
+from speech_protocol.client_messages import parse_speed
+from speech_protocol.errors import ProtocolError
 
 from .events import AgentError
 

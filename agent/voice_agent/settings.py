@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
-from speech_protocol.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin
-from speech_protocol.messages import MAX_SPEED, MIN_SPEED, ProtocolError, parse_speed
-from speech_protocol.urls import ServerUrlError, server_urls
+from speech_protocol.client_messages import MAX_SPEED, MIN_SPEED, parse_speed
+from speech_protocol.environment import VariableError, from_env, to_env, variable
+from speech_protocol.errors import ProtocolError
+from speech_protocol.http.browser_access import AccessListError, BrowserAccess, access_list, host_name, origin
+from speech_protocol.http.urls import ServerUrlError, server_urls
+from speech_protocol.voices import DEFAULT_VOICE
 
 TtsTransport = Literal["sagemaker", "websocket"]
 LlmProvider = Literal["bedrock", "openai", "scripted"]
 TTS_TRANSPORTS: tuple[TtsTransport, ...] = ("sagemaker", "websocket")
 LLM_PROVIDERS: tuple[LlmProvider, ...] = ("bedrock", "openai", "scripted")
-DEFAULT_VOICE = "af_heart"
 NOTHING_ALLOWED = "none"  # an allow-list variable's value that allows nothing
 DEFAULT_SCRIPTED_REPLY = (
     "Hello! I am a scripted voice agent, speaking without a language model. "
@@ -47,14 +49,15 @@ def one_of(value: str, choices: tuple[Choice, ...], name: str) -> Choice:
 class TtsSettings:
     """Where speech comes from. ``timeout_s`` bounds every wait for the model server's next bytes."""
 
-    transport: TtsTransport
-    endpoint_name: str | None = None
-    region: str | None = None
-    url: str | None = None
-    voice: str = DEFAULT_VOICE
-    speed: float = 1.0
-    timeout_s: float = 30.0
-    endpoint_url: str | None = None  # a SageMaker runtime instead of AWS's (the local emulator); https://
+    transport: TtsTransport = variable("TTS_TRANSPORT")
+    endpoint_name: str | None = variable("TTS_ENDPOINT_NAME", None)
+    region: str | None = variable("TTS_REGION", None)
+    url: str | None = variable("TTS_URL", None)
+    voice: str = variable("TTS_VOICE", DEFAULT_VOICE)
+    speed: float = variable("TTS_SPEED", 1.0)
+    timeout_s: float = variable("TTS_TIMEOUT_S", 30.0)
+    # A SageMaker runtime instead of AWS's (the local emulator); https://
+    endpoint_url: str | None = variable("TTS_ENDPOINT_URL", None)
 
     def __post_init__(self) -> None:
         one_of(self.transport, TTS_TRANSPORTS, "TTS_TRANSPORT")
@@ -83,13 +86,13 @@ class TtsSettings:
 class LlmSettings:
     """Which model writes the answer. ``scripted`` streams ``reply`` at ``tokens_per_s``, offline."""
 
-    provider: LlmProvider = "bedrock"
-    model_id: str | None = None
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)  # OpenAI-compatible servers only
-    region: str | None = None
-    reply: str = DEFAULT_SCRIPTED_REPLY
-    tokens_per_s: float = 20.0
+    provider: LlmProvider = variable("LLM_PROVIDER", "bedrock")
+    model_id: str | None = variable("LLM_MODEL_ID", None)
+    base_url: str | None = variable("LLM_BASE_URL", None)
+    api_key: str | None = variable("LLM_API_KEY", None, repr=False)  # OpenAI-compatible servers only
+    region: str | None = None  # AWS_REGION, else the speech's region (settings_from_env)
+    reply: str = variable("LLM_REPLY", DEFAULT_SCRIPTED_REPLY, strip=False)
+    tokens_per_s: float = variable("LLM_TOKENS_PER_S", 20.0)
 
     def __post_init__(self) -> None:
         one_of(self.provider, LLM_PROVIDERS, "LLM_PROVIDER")
@@ -110,14 +113,11 @@ class AgentSettings:
     access: BrowserAccess = BrowserAccess()
 
 
-def _number(env: Mapping[str, str], key: str, default: float) -> float:
-    raw = env.get(key, "").strip()
-    if not raw:
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise SettingsError(f"{key} must be a number, got {raw[:40]!r}") from None
+# The allow-list variables, by the BrowserAccess field each sets, with how a name in it is normalized.
+_ACCESS_VARIABLES: dict[str, tuple[str, Callable[[str], str]]] = {
+    "hosts": ("AGENT_ALLOWED_HOSTS", host_name),
+    "origins": ("AGENT_ALLOWED_ORIGINS", origin),
+}
 
 
 def _text(env: Mapping[str, str], key: str) -> str | None:
@@ -147,55 +147,25 @@ def _access_text(allowed: frozenset[str] | None) -> str | None:
 
 def settings_from_env(env: Mapping[str, str]) -> AgentSettings:
     """Parse the agent's variables (008-three-interfaces.md). Without TTS_TRANSPORT, TTS_URL implies ``websocket``."""
-    region = _text(env, "TTS_REGION") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
-    url = _text(env, "TTS_URL")
-    tts = TtsSettings(
-        transport=one_of(
-            _text(env, "TTS_TRANSPORT") or ("websocket" if url else "sagemaker"), TTS_TRANSPORTS, "TTS_TRANSPORT"
-        ),
-        endpoint_name=_text(env, "TTS_ENDPOINT_NAME"),
-        region=region,
-        url=url,
-        voice=_text(env, "TTS_VOICE") or DEFAULT_VOICE,
-        speed=_number(env, "TTS_SPEED", 1.0),
-        timeout_s=_number(env, "TTS_TIMEOUT_S", 30.0),
-        endpoint_url=_text(env, "TTS_ENDPOINT_URL"),
-    )
-    llm = LlmSettings(
-        provider=one_of(_text(env, "LLM_PROVIDER") or "bedrock", LLM_PROVIDERS, "LLM_PROVIDER"),
-        model_id=_text(env, "LLM_MODEL_ID"),
-        base_url=_text(env, "LLM_BASE_URL"),
-        api_key=_text(env, "LLM_API_KEY"),
-        region=_text(env, "AWS_REGION") or region,
-        reply=env.get("LLM_REPLY") or DEFAULT_SCRIPTED_REPLY,
-        tokens_per_s=_number(env, "LLM_TOKENS_PER_S", 20.0),
-    )
-    access = BrowserAccess(
-        hosts=_access_list(env, "AGENT_ALLOWED_HOSTS", host_name),
-        origins=_access_list(env, "AGENT_ALLOWED_ORIGINS", origin),
-    )
-    return AgentSettings(tts=tts, llm=llm, access=access)
+    try:
+        tts_values, llm_values = from_env(TtsSettings, env), from_env(LlmSettings, env)
+    except VariableError as err:
+        raise SettingsError(str(err)) from None
+    region = tts_values.get("region") or _text(env, "AWS_REGION") or _text(env, "AWS_DEFAULT_REGION")
+    transport = tts_values.get("transport") or ("websocket" if tts_values.get("url") else "sagemaker")
+    tts = TtsSettings(**{**tts_values, "transport": transport, "region": region})
+    llm = LlmSettings(**llm_values, region=_text(env, "AWS_REGION") or region)
+    access = {name: _access_list(env, key, normalize) for name, (key, normalize) in _ACCESS_VARIABLES.items()}
+    return AgentSettings(tts=tts, llm=llm, access=BrowserAccess(**access))
+
+
+def access_to_env(access: BrowserAccess) -> dict[str, str]:
+    """The allow-list variables of ``access``; a list that checks nothing is left out."""
+    values = {key: _access_text(getattr(access, name)) for name, (key, _) in _ACCESS_VARIABLES.items()}
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def settings_to_env(settings: AgentSettings) -> dict[str, str]:
-    """The inverse of :func:`settings_from_env`: runs the same agent in another process (Python 3.12)."""
-    tts, llm = settings.tts, settings.llm
-    values = {
-        "TTS_TRANSPORT": tts.transport,
-        "TTS_ENDPOINT_NAME": tts.endpoint_name,
-        "TTS_REGION": tts.region,
-        "TTS_URL": tts.url,
-        "TTS_VOICE": tts.voice,
-        "TTS_SPEED": str(tts.speed),
-        "TTS_TIMEOUT_S": str(tts.timeout_s),
-        "TTS_ENDPOINT_URL": tts.endpoint_url,
-        "LLM_PROVIDER": llm.provider,
-        "LLM_MODEL_ID": llm.model_id,
-        "LLM_BASE_URL": llm.base_url,
-        "LLM_API_KEY": llm.api_key,
-        "LLM_REPLY": llm.reply,
-        "LLM_TOKENS_PER_S": str(llm.tokens_per_s),
-        "AGENT_ALLOWED_HOSTS": _access_text(settings.access.hosts),
-        "AGENT_ALLOWED_ORIGINS": _access_text(settings.access.origins),
-    }
-    return {key: value for key, value in values.items() if value is not None}
+    """The inverse of :func:`settings_from_env`, every variable written (the region as TTS_REGION): runs the
+    same agent in another process (Python 3.12), whatever the parent's environment holds."""
+    return {**to_env(settings.tts), **to_env(settings.llm), **access_to_env(settings.access)}

@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from kokoro_server.settings import offline_environment
+from speech_protocol.voices import DEFAULT_VOICE
 
 from .errors import BenchError
 from .interruption import interruptible_command
@@ -50,7 +51,7 @@ def bench(
     concurrency: Annotated[str | None, typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
     sweep_words: Annotated[str | None, typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,
     repeats: Annotated[int | None, typer.Option(help="Runs per text and strategy (medians).")] = None,
-    voice: Annotated[str | None, typer.Option(help="Kokoro voice (default af_heart).")] = None,
+    voice: Annotated[str | None, typer.Option(help=f"Kokoro voice (default {DEFAULT_VOICE}).")] = None,
     engine: Annotated[str | None, typer.Option(help="onnx or torch.")] = None,
     device: Annotated[str | None, typer.Option(help="cpu or cuda.")] = None,
     server_url: Annotated[str | None, typer.Option(help="Use this warm server instead of starting one.")] = None,

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from speech_protocol.pace import WORD, usable_overhead, usable_rtf, word_count
-from voice_agent.cuts import natural_cut_after
-from voice_agent.first_piece import adaptive_policy
-from voice_agent.segmenter import Segmenter, SegmentPolicy
+from speech_protocol.pieces.cuts import natural_cut_after
+from speech_protocol.pieces.first_piece import adaptive_policy
+from speech_protocol.pieces.segmenter import Segmenter, SegmentPolicy
 
 from .measuring.concurrency import against_one, concurrent_sessions
 from .measuring.lower_bound import against_bound, fit_speech_model

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from speech_protocol.voices import DEFAULT_VOICE
+
 from .errors import BenchError
 from .texts import TEXTS
 
@@ -24,7 +26,7 @@ MAX_VOICE_CHARS = 128
 class BenchSettings:
     texts: tuple[str, ...] = ("short", "typical", "long")
     tokens_per_s: float = 40.0  # a typical hosted LLM's streaming speed (006-benchmark-targets.md)
-    voice: str = "af_heart"
+    voice: str = DEFAULT_VOICE
     repeats: int = 2  # medians of 2 keep the full run near 8 minutes on 2 idle cores
     concurrency: tuple[int, ...] = (1, 2, 4, 8)
     concurrency_text: str = "typical"

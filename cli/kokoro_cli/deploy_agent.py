@@ -3,7 +3,7 @@
     deploy-agent [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap]     one-shot deploy
     deploy-agent [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local [--web] | invoke | web
 
-Settings go before the subcommand; each becomes CDK context for stacks/kokoro_stacks/settings.py. The TTS endpoint
+Settings go before the subcommand; each becomes CDK context for stacks/kokoro_stacks/settings/deploy_settings.py. The TTS endpoint
 comes from the model stack's outputs unless ``--endpoint-name`` names it.
 """
 

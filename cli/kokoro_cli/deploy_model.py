@@ -3,7 +3,7 @@
     deploy-model [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap] [--direct] [--skip-smoke]   one-shot deploy
     deploy-model [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local
 
-Settings go before the subcommand; each becomes CDK context for stacks/kokoro_stacks/settings.py.
+Settings go before the subcommand; each becomes CDK context for stacks/kokoro_stacks/settings/deploy_settings.py.
 """
 
 from __future__ import annotations

@@ -1,16 +1,20 @@
 """The Kokoro-82M model server: the SageMaker container contract (``/ping``, ``/invocations``) and the
 bidirectional speech session, on one loaded model. Its public modules, by layer:
 
-* :mod:`~kokoro_server.cli` (``kokoro-serve``), :mod:`~kokoro_server.settings`, :mod:`~kokoro_server.listener`:
-  start-up, settings parsed once, the socket and its limits;
-* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.synthesis_session`, :mod:`~kokoro_server.errors`: the HTTP routes, the
-  speech session, the typed errors on the wire;
+* :mod:`~kokoro_server.cli` (``kokoro-serve``), :mod:`~kokoro_server.environment`, :mod:`~kokoro_server.settings`,
+  :mod:`~kokoro_server.listener`: start-up, its ``KOKORO_*`` variables, settings parsed once, the socket and
+  its limits;
+* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.http_requests`, :mod:`~kokoro_server.synthesis_session`: the
+  HTTP routes and what both HTTP doors do before speaking, the speech session;
+* :mod:`~kokoro_server.refusals`, :mod:`~kokoro_server.errors`: the root of every refusal (its status and code),
+  and refusals on the wire;
 * :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
   the streaming encoders of its formats;
-* :mod:`~kokoro_server.runtime`, :mod:`~kokoro_server.scheduler`, :mod:`~kokoro_server.admission`,
-  :mod:`~kokoro_server.g2p_pool`, :mod:`~kokoro_server.g2p_worker`: the loaded model, its worker threads, how many
-  listeners it takes, the G2P processes;
-* :mod:`~kokoro_server.engine`: text to audio (G2P, normalization, voices, backends);
+* :mod:`~kokoro_server.runtime`, :mod:`~kokoro_server.scheduler`, :mod:`~kokoro_server.admission`: the loaded
+  model, its worker threads, how many listeners it takes;
+* :mod:`~kokoro_server.whole_text`: a whole text planned and spoken in one call (the warm-up, tests, the benchmark);
+* :mod:`~kokoro_server.text`: text to chunks (normalization, G2P on its processes, the plan of a text);
+* :mod:`~kokoro_server.engine`: chunks to audio (voices, backends, batching, word timing);
 * :mod:`~kokoro_server.audio`, :mod:`~kokoro_server.assets`, :mod:`~kokoro_server.offline_assets`: PCM and WAV,
   the model's files and their offline assembly.
 
@@ -24,15 +28,18 @@ __all__ = [
     "cli",
     "encoders",
     "engine",
+    "environment",
     "errors",
-    "g2p_pool",
-    "g2p_worker",
+    "http_requests",
     "listener",
     "offline_assets",
     "openai_api",
+    "refusals",
     "runtime",
     "scheduler",
     "server",
     "settings",
     "synthesis_session",
+    "text",
+    "whole_text",
 ]

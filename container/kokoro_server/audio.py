@@ -11,7 +11,7 @@ import struct
 
 import numpy as np
 
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
 
 SILENCE_DBFS = -40.0  # "audible": the first 10 ms window whose peak is above this level
 WINDOW = SAMPLE_RATE // 100  # 10 ms analysis windows

@@ -13,14 +13,16 @@ codec only once that call has returned.
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 import av
 import numpy as np
 
 from kokoro_server.audio import streaming_wav_header, to_pcm16
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
 
 FORMATS = ("mp3", "opus", "aac", "flac", "wav", "pcm")
 MEDIA_TYPES = {
@@ -141,3 +143,15 @@ def open_encoder(fmt: str) -> Encoder:
     if fmt not in _CODECS:
         raise ValueError(f"no encoder for {fmt!r}; formats: {', '.join(FORMATS)}")
     return CodecEncoder(fmt)
+
+
+async def encoded(pieces: AsyncIterator[np.ndarray], encoder: Encoder) -> AsyncIterator[bytes]:
+    """The container's bytes as each piece of audio arrives, then its end; encoding runs on a thread, off
+    the event loop. The caller closes ``encoder`` (also when the client leaves before the end)."""
+    async for audio in pieces:
+        data = await asyncio.to_thread(encoder.encode, audio)
+        if data:
+            yield data
+    tail = await asyncio.to_thread(encoder.finish)
+    if tail:
+        yield tail

@@ -15,26 +15,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import AsyncIterator
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.batch import token_bucket
-from kokoro_server.engine.reading import Reading
 from kokoro_server.engine.registry import load_backend
-from kokoro_server.engine.synthesizer import Chunk, Rendered, Synthesizer
+from kokoro_server.engine.synthesizer import Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
-from kokoro_server.g2p_pool import G2PPool, default_workers
+from kokoro_server.refusals import Refusal
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
-from speech_protocol.messages import SAMPLE_RATE
+from kokoro_server.text.chunks import Chunk
+from kokoro_server.text.g2p_pool import G2PPool, default_workers
+from kokoro_server.text.reading import Reading
+from kokoro_server.whole_text import warm_up
+from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pace import PaceMeter, SpeechModel, Timing
 
 log = logging.getLogger("kokoro_server")
 
 
-class NotReady(RuntimeError):
+class NotReady(Refusal):
     """The model is still loading (or failed to load)."""
+
+    status, code = 503, "not_ready"
 
 
 class SpeechRuntime:
@@ -64,7 +70,6 @@ class SpeechRuntime:
         self.g2p_pool = G2PPool(self.g2p_workers)  # its processes load G2P while this thread loads the model
         synthesizer = Synthesizer(
             load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
-            self.g2p_pool.read,  # the warm-up's text too: this process loads no misaki of its own (decision 141)
             VoiceBank(self.assets),
             default_voice=s.voice,
             trim=s.trim,
@@ -72,7 +77,8 @@ class SpeechRuntime:
         if s.max_batch > 1 and not synthesizer.can_batch:
             log.warning("--max-batch %d: the %s engine does not batch, each piece runs alone", s.max_batch, s.engine)
         self.g2p_pool.wait_ready()
-        self.pace = synthesizer.warm_up(s.warm_up_text)
+        # The warm-up's text is read by the G2P processes too: this process loads no misaki of its own (decision 141).
+        self.pace = warm_up(synthesizer, self.g2p_pool.read, s.warm_up_text)
         self.meter.baseline = self.pace
         log.info(
             "model ready: engine=%s device=%s in %.1f s (real-time factor %.2f, %.2f s per utterance)",
@@ -106,8 +112,7 @@ class SpeechRuntime:
 
     def check_voice(self, voice: str | None) -> None:
         """Raise UnknownVoice now for a voice or blend this server cannot speak (cached, cheap)."""
-        synth = self._synth()
-        synth.voices.get(voice or synth.default_voice)
+        self._synth().voice(voice)
 
     async def plan(
         self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *, normalize: bool = True
@@ -115,7 +120,8 @@ class SpeechRuntime:
         """The chunks of ``text``, read slice by slice on the G2P processes, each slice queued at ``clock``'s
         deadline (docs/decisions/130-fair-g2p-slices.md)."""
         synth = self._synth()
-        reading = Reading(synth, text, voice, speed, normalize=normalize)
+        assert self.g2p_pool is not None  # started before the synthesizer
+        reading = Reading(text, synth.voice(voice), speed, self.g2p_pool.read, normalize=normalize)
         while (chunks := await self.g2p.run(reading.step, clock)) is None:
             pass
         return chunks
@@ -142,6 +148,25 @@ class SpeechRuntime:
             return rendered
 
         return await self.scheduler.run(render, clock, token)
+
+    async def speak(
+        self, chunks: list[Chunk], clock: PlaybackClock, cancel: CancelToken | None = None
+    ) -> AsyncIterator[Rendered]:
+        """The one speaking loop of every front door (``/invocations``, the OpenAI routes, the session):
+        each chunk rendered in its listener's turn, yielded, and counted as played once the caller has
+        handed it on, so the next chunk is queued at the deadline of a listener who has that much more
+        audio. A cancel (``cancel``) ends the loop before, during or after a render, yielding nothing more."""
+        for chunk in chunks:
+            if cancel is not None and cancel.cancelled:
+                return
+            try:
+                rendered = await self.render(chunk, clock, cancel)
+            except RenderCancelled:  # stopped mid-render: the worker is already free
+                return
+            if cancel is not None and cancel.cancelled:
+                return
+            yield rendered
+            clock.played(len(rendered.audio) / SAMPLE_RATE)
 
     def _render_batch(self, chunks: list[Chunk], tokens: list[CancelToken]) -> list[Rendered | RenderCancelled]:
         """Several sessions' chunks in one pass (docs/decisions/125-batched-synthesis.md). The meter gets one

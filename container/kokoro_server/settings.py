@@ -1,7 +1,9 @@
 """The model server's settings: one frozen object, parsed once by the CLI, passed down from there.
 
-It imports neither G2P nor a model (of the engine, only its registry's and the warm-up text's light
-modules), so that the CLI checks its options before the seconds of loading G2P.
+Its fields and their variables are :class:`~kokoro_server.environment.ServerEnvironment`'s; this module adds
+the checks, which need the engine's registry (and so numpy, which the stacks that write the variables do
+without). It imports neither G2P nor a model, so that the CLI checks its options before the seconds of
+loading G2P.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from dataclasses import dataclass
 
 from kokoro_server.engine.registry import ENGINES
 from kokoro_server.engine.slowed import MAX_SIMULATED_RTF
-from kokoro_server.engine.warm_up import WARM_UP_TEXT
-from speech_protocol.browser_access import (
+from kokoro_server.environment import ServerEnvironment
+from speech_protocol.http.browser_access import (
     AccessListError,
     BrowserAccess,
     access_list,
@@ -22,40 +24,16 @@ from speech_protocol.browser_access import (
     server_hosts,
 )
 
-DEFAULT_VOICE = "af_heart"
 MAX_BATCH = 64
 MAX_BATCH_WAIT_MS = 100.0  # a batch that waits longer delays every first piece in it
 
 
 @dataclass(frozen=True)
-class ServerSettings:
-    host: str = "127.0.0.1"
-    port: int = 8080
-    engine: str = "onnx"  # onnx (CPU default) | torch (GPU image)
-    device: str = "cpu"  # cpu | cuda
-    threads: int = 0  # intra-op threads per inference; 0 = the runtime's default (all cores)
-    workers: int = 1  # concurrent inferences; more only helps on a GPU
-    g2p_workers: int = 0  # G2P processes; 0 = half the cores, 1 to 4 (kokoro_server.g2p_pool.default_workers)
-    # Pieces of different sessions spoken in one forward pass (torch engine; 1 = each alone, as the ONNX
-    # engine always does), and how long a batch waits to fill (docs/decisions/125-batched-synthesis.md).
-    max_batch: int = 1
-    batch_wait_ms: float = 2.0
-    voice: str = DEFAULT_VOICE
-    trim: bool = True  # trim each piece's leading/trailing silence (see kokoro_server.audio)
+class ServerSettings(ServerEnvironment):
+    """The server's variables (:class:`~kokoro_server.environment.ServerEnvironment`), checked at start-up,
+    and what only code sets."""
+
     max_pending: int = 64  # queued utterances per session before the server pushes back
-    max_sessions: int | None = None  # listeners at once; None = measured (kokoro_server.admission)
-    # Synthesis takes at least this many seconds per second of audio synthesized, the edge silence it trims
-    # included (0 = off): benchmarks only, the backend wrapped in kokoro_server.engine.slowed at load.
-    simulate_rtf: float = 0.0
-    # A session whose client reads nothing for this long is ended (its audio waits in bounded buffers).
-    send_timeout_s: float = 20.0
-    warm_up_text: str = WARM_UP_TEXT  # spoken at start-up; its real-time factor goes into Ready
-    header_timeout_s: float = 10.0  # to send a complete request head (slow-header clients are closed)
-    max_connections: int = 512  # open connections; requests over it get 503 (see kokoro_server.listener)
-    # Names besides the loopback ones a loopback-bound server answers to, and the pages (origins) that may
-    # open its session or POST to it; "*" turns a check off (100-browser-reachable-servers.md).
-    allowed_hosts: tuple[str, ...] = ()
-    allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

@@ -21,35 +21,43 @@ from dataclasses import dataclass, field
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
-from kokoro_server.engine.backend import CancelToken, RenderCancelled
+from kokoro_server.engine.backend import CancelToken
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
-from speech_protocol.messages import (
-    SAMPLE_RATE,
-    Audio,
-    Cancel,
-    Close,
-    End,
-    ProtocolError,
-    Ready,
-    ServerEvent,
-    Start,
-    Synthesize,
-    Words,
-    decode_client_frame,
-    encode_event,
-)
+from speech_protocol.client_messages import Cancel, Close, Synthesize, decode_client_frame
+from speech_protocol.errors import ProtocolError
+from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pace import SpeechModel
+from speech_protocol.server_events import Audio, End, Ready, ServerEvent, Start, Words, encode_event
 
 log = logging.getLogger("kokoro_server")
 AUDIO_FRAME_SAMPLES = SAMPLE_RATE  # at most one second of audio per BINARY frame
 _SERVER_NAME = re.compile(r"u[1-9][0-9]{0,17}")  # the ids the server gives utterances sent without one
 
 
-class ClientNotReading(RuntimeError):
-    """The client stopped reading: the session ends and its work is dropped."""
+class ClientGone(Exception):
+    """The client hung up, or its socket can take no more: the session ends and its work is dropped. Not a
+    refusal: nobody is left to answer."""
+
+
+class ClientNotReading(ClientGone):
+    """The client stopped reading for ``send_timeout_s``."""
+
+
+async def send_event(websocket: WebSocket, event: ServerEvent) -> None:
+    """One event as its frames (a JSON TEXT frame, and a BINARY one for audio); :class:`ClientGone` when
+    the client has left (Starlette raises ``WebSocketDisconnect`` or ``RuntimeError`` for a closed socket,
+    the server an ``OSError`` for a broken one)."""
+    try:
+        for frame in encode_event(event):
+            if isinstance(frame, bytes):
+                await websocket.send_bytes(frame)
+            else:
+                await websocket.send_text(frame)
+    except (WebSocketDisconnect, RuntimeError, OSError) as exc:
+        raise ClientGone(f"the client left ({type(exc).__name__})") from exc
 
 
 @dataclass
@@ -98,11 +106,7 @@ class SynthesisSession:
         async with self._send_lock:  # an audio header and its PCM frame must never be split apart
             try:
                 async with asyncio.timeout(self.runtime.settings.send_timeout_s):
-                    for frame in encode_event(event):
-                        if isinstance(frame, bytes):
-                            await self.ws.send_bytes(frame)
-                        else:
-                            await self.ws.send_text(frame)
+                    await send_event(self.ws, event)
             except TimeoutError:
                 limit = self.runtime.settings.send_timeout_s
                 raise ClientNotReading(f"the client read nothing for {limit:g} s") from None
@@ -122,6 +126,8 @@ class SynthesisSession:
         speaker = asyncio.create_task(self._speak_all())
         try:
             await self._read_all(speaker)
+        except ClientGone as exc:  # an answer to the client's message found it gone
+            log.info("session ended while reading: %s", exc)
         finally:
             speaker.cancel()  # client gone: queued and running work is dropped
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -211,7 +217,7 @@ class SynthesisSession:
             self.current = utterance
             try:
                 await self._speak(utterance)
-            except (WebSocketDisconnect, RuntimeError) as exc:
+            except ClientGone as exc:
                 log.info("session ended while speaking: %s", exc)
                 return
             finally:
@@ -229,32 +235,26 @@ class SynthesisSession:
             return
         await self.send(Start(utterance.id))
         timeline = WordTimeline(chunks[0].words)
-        seq, samples, synth_s, first_audio_s, started = 0, 0, 0.0, 0.0, time.perf_counter()
+        seq, samples, synth_s, first_audio_s = 0, 0, 0.0, 0.0
+        t0 = started = time.perf_counter()
         queued_s = started - utterance.received
-        for chunk in chunks:
-            if utterance.cancelled:
-                break
-            t0 = time.perf_counter()
-            try:
-                rendered = await self.runtime.render(chunk, self.clock, utterance.stop)
-            except RenderCancelled:  # a cancel stopped it: the utterance ends as cancelled, no error
-                break
-            except Exception as exc:
-                await self.send(session_error(exc, utterance.id))
-                break
-            synth_s += time.perf_counter() - t0
-            if utterance.cancelled:
-                break
-            audio = rendered.audio
-            timeline.add(rendered.spans, len(audio))
-            for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
-                part = audio[i : i + AUDIO_FRAME_SAMPLES]
-                await self.send(Audio(utterance.id, seq, to_pcm16(part)))
-                if seq == 0:
-                    first_audio_s = time.perf_counter() - utterance.received
-                seq += 1
-            samples += len(audio)
-            self.clock.played(len(audio) / SAMPLE_RATE)
+        try:  # a cancel ends the loop quietly (the utterance ends as cancelled); a fault of the engine
+            # ends this utterance with an error event, not the session
+            async for rendered in self.runtime.speak(chunks, self.clock, utterance.stop):
+                synth_s += time.perf_counter() - t0
+                audio = rendered.audio
+                timeline.add(rendered.spans, len(audio))
+                for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
+                    await self.send(Audio(utterance.id, seq, to_pcm16(audio[i : i + AUDIO_FRAME_SAMPLES])))
+                    if seq == 0:
+                        first_audio_s = time.perf_counter() - utterance.received
+                    seq += 1
+                samples += len(audio)
+                t0 = time.perf_counter()
+        except ClientGone:
+            raise
+        except Exception as exc:
+            await self.send(session_error(exc, utterance.id))
         await self.send(Words(utterance.id, timeline.spans()))
         pace = self._pace_news()
         await self.send(

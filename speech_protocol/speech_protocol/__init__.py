@@ -1,16 +1,38 @@
 """The speech session contract that the model server and every client install (never copy).
 
-* :mod:`speech_protocol.messages`: message and event types, their encoding, the server stream decoder;
-* :mod:`speech_protocol.urls`: a server's HTTP base and session URL, from either form;
-* :mod:`speech_protocol.transport`: the part-stream seam a transport implements, and the client errors;
-* :mod:`speech_protocol.tts_session`: the client session (send pieces, receive audio in order);
-* :mod:`speech_protocol.pace`: how fast a server speaks, the one model server, agent and benchmark share;
-* :mod:`speech_protocol.readiness`: whether a server is ready (``GET /ping``), and the wait for it;
-* :mod:`speech_protocol.browser_access`: which hosts and web pages a local server answers (an ASGI middleware);
-* :mod:`speech_protocol.websocket`: the WebSocket transport (needs the ``websocket`` extra).
+The wire, by direction:
 
-Only the last imports anything outside the standard library, and nothing is imported here
-(docs/decisions/119-public-names.md).
+* :mod:`speech_protocol.framing`: the audio format, the session's path, the one JSON parser;
+* :mod:`speech_protocol.client_messages`: what a client sends (synthesize, cancel, close) and its checks;
+* :mod:`speech_protocol.server_events`: what a server sends (ready, start, audio, words, end, error) and
+  the decoder of its byte stream;
+* :mod:`speech_protocol.errors`: a message that breaks the protocol, and a client session that failed.
+
+The client, and what both sides share:
+
+* :mod:`speech_protocol.tts_session`: the client session (send pieces, receive audio in order);
+* :mod:`speech_protocol.transports`: how a client reaches a server (WebSocket, SageMaker), behind one seam;
+* :mod:`speech_protocol.pace`: how fast a server speaks, the one model server, agent and benchmark share;
+* :mod:`speech_protocol.pieces`: an LLM's streamed text cut into speakable pieces (the segmenter);
+* :mod:`speech_protocol.http`: a server's URLs, its readiness, its browser guard, its JSON bodies.
+* :mod:`speech_protocol.voices`: the voice spoken when none is named.
+* :mod:`speech_protocol.environment`: settings that name their environment variables, so that the part
+  reading them and the stack writing them agree.
+
+Only the transports import anything outside the standard library (each behind its extra), and nothing is
+imported here (docs/decisions/119-public-names.md).
 """
 
-__all__ = ["browser_access", "messages", "pace", "readiness", "transport", "tts_session", "urls", "websocket"]
+__all__ = [
+    "client_messages",
+    "environment",
+    "errors",
+    "framing",
+    "http",
+    "pace",
+    "pieces",
+    "server_events",
+    "transports",
+    "tts_session",
+    "voices",
+]

@@ -2,7 +2,7 @@
 
 Sending and receiving are independent (the pipeline runs them in two tasks), so the next piece is
 on its way while the previous one is still being synthesised: no send-then-wait. The session
-decodes the server's byte stream with :class:`speech_protocol.messages.StreamDecoder`, whatever
+decodes the server's byte stream with :class:`speech_protocol.server_events.StreamDecoder`, whatever
 boundaries the transport's parts have, and turns every failure into a :class:`TtsError`.
 """
 
@@ -10,27 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
-from .messages import (
+from .client_messages import Cancel, Close, Synthesize, encode_client_message
+from .errors import (
     SERVER_BUSY,
-    Audio,
-    Cancel,
-    Close,
-    End,
-    Error,
-    Ready,
-    ServerEvent,
-    Start,
-    StreamDecoder,
-    Synthesize,
-    Words,
-    encode_client_message,
-)
-from .pace import usable_overhead, usable_rtf
-from .transport import (
-    Connector,
-    PartStream,
     TtsBusy,
     TtsError,
     TtsProtocolError,
@@ -39,6 +23,9 @@ from .transport import (
     TtsTimeout,
     TtsUnreachable,
 )
+from .pace import usable_overhead, usable_rtf
+from .server_events import Audio, End, Error, Ready, ServerEvent, Start, StreamDecoder, Words
+from .transports.part_stream import Connector, PartStream
 
 # An audio frame is at most a few seconds of PCM; anything held back beyond this is a broken stream.
 MAX_PENDING_BYTES = 16 * 1024 * 1024
@@ -170,8 +157,8 @@ class TtsSession:
             raise TtsSessionClosed("the speech session is closed")
         return self._stream
 
-    async def _send(self, stream: PartStream, message: Synthesize | Close) -> None:
-        text = encode_client_message(message)
+    async def _send(self, stream: PartStream, message: Synthesize | Close | str) -> None:
+        text = message if isinstance(message, str) else encode_client_message(message)
         if self._binary_frames:
             await stream.send_binary(text.encode("utf-8"))
         else:
@@ -185,6 +172,22 @@ class TtsSession:
         self._outstanding.add(piece_id)
         self._wake.set()
         await self._send(stream, message)
+
+    async def cancel(self, piece_ids: Iterable[str]) -> None:
+        """Drop these pieces on the server, queued or speaking, and keep the session for more: one frame,
+        a cancel line per piece. Each still ends with its ``end`` (``cancelled``), so :meth:`events` stays
+        in step. A server that takes no frame within ``CANCEL_SEND_S`` raises :class:`TtsTimeout`: the
+        session is then of no further use."""
+        ids = sorted(set(piece_ids))
+        if not ids:
+            return
+        stream = self._open_stream()
+        frame = "\n".join(encode_client_message(Cancel(id=piece_id)) for piece_id in ids)
+        try:
+            async with asyncio.timeout(CANCEL_SEND_S):
+                await self._send(stream, frame)
+        except TimeoutError:
+            raise TtsTimeout(f"the server took no cancel within {CANCEL_SEND_S:g} s") from None
 
     async def finish(self) -> None:
         """No more pieces: the server speaks what is queued; :meth:`events` ends after the last one."""

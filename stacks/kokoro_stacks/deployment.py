@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from aws_cdk import App, Environment
 
-from kokoro_stacks.agent_stack import AgentStack
-from kokoro_stacks.model_stack import ModelStack
-from kokoro_stacks.nag import check_app
-from kokoro_stacks.project_paths import ProjectPaths
-from kokoro_stacks.settings import DeploySettings
+from kokoro_stacks.agent.stack import AgentStack
+from kokoro_stacks.model.stack import ModelStack
+from kokoro_stacks.project import ProjectPaths
+from kokoro_stacks.settings.deploy_settings import DeploySettings
+from kokoro_stacks.template_checks import check_app
 
 
 def build_app(app: App, settings: DeploySettings, paths: ProjectPaths) -> tuple[ModelStack, AgentStack]:

@@ -6,7 +6,7 @@ from aws_cdk import Stack
 from aws_cdk import aws_iam as iam
 from constructs import IDependable
 
-from kokoro_stacks.nag import acknowledge, wildcard_resource
+from kokoro_stacks.template_checks import acknowledge, wildcard_resource
 
 PULL_ACTIONS = ("ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage")
 

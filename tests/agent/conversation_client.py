@@ -1,4 +1,8 @@
-"""A test's side of the ``/ws`` conversation: a real WebSocket client that records what arrives."""
+"""A test's side of the ``/ws`` conversation: a real WebSocket client that records what arrives.
+
+Events are recorded as the JSON objects that came (tests compare the wire itself); each must also decode
+into one of the agent's typed events (:func:`voice_agent.conversation.events.from_frame`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from voice_agent.conversation.events import from_frame
 from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 
@@ -38,6 +43,8 @@ class Talk:
 
     async def next(self) -> dict | bytes:
         frame = await asyncio.wait_for(self.connection.recv(), 60)
+        if isinstance(frame, str):
+            from_frame(frame)  # raises on anything that is not one of the typed events
         item = frame if isinstance(frame, bytes) else json.loads(frame)
         self.received.frames.append(item)
         self.received.times.append(time.monotonic())

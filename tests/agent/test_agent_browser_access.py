@@ -18,10 +18,10 @@ from websockets.asyncio.client import connect
 from word_server import WordServer
 
 from kokoro_cli.common.errors import UsageError
-from kokoro_cli.local.agent_local import agent_access, allowed_extras
+from kokoro_cli.local.local_settings import agent_access, allowed_extras
 from kokoro_cli.local.web_page import page_origins
 from kokoro_processes.servers import agent_server_thread
-from speech_protocol.browser_access import LOOPBACK_NAMES
+from speech_protocol.http.browser_access import LOOPBACK_NAMES
 from voice_agent.app import create_app
 from voice_agent.conversation.messages import SESSION_ID_HEADER
 from voice_agent.settings import settings_from_env

@@ -16,11 +16,10 @@ from servers import free_port
 from speech import assert_heard
 from strands import Agent
 
-from kokoro_cli.local.answer_recording import events_from_sse
 from kokoro_processes.servers import agent_server_thread
-from speech_protocol.browser_access import BrowserAccess
+from speech_protocol.http.browser_access import BrowserAccess
 from voice_agent.app import create_app
-from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta
+from voice_agent.events import AudioChunk, ErrorEvent, PieceSent, Summary, TextDelta, read_stream
 from voice_agent.llm import VOICE_SYSTEM_PROMPT, ScriptedReplyModel, scripted_tokens
 from voice_agent.request import MAX_PROMPT_CHARS
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
@@ -75,7 +74,7 @@ async def ask(agent_url: str, body: object, on_audio: Callable[[], object] = lam
     async with httpx.AsyncClient(timeout=120) as client:
         async with client.stream("POST", f"{agent_url}/invocations", content=json.dumps(body)) as reply:
             assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/event-stream")
-            return list(events_from_sse([line async for line in _calling_on_audio(reply.aiter_lines(), on_audio)]))
+            return list(read_stream([line async for line in _calling_on_audio(reply.aiter_lines(), on_audio)]))
 
 
 async def _calling_on_audio(lines: AsyncIterator[str], on_audio: Callable[[], object]) -> AsyncIterator[str]:
@@ -201,7 +200,7 @@ async def test_caller_leaving_closes_the_speech_session() -> None:
     """A long, slow answer: the caller hangs up after the first audio, and the session must end."""
     import asyncio
 
-    from speech_protocol.messages import Synthesize
+    from speech_protocol.client_messages import Synthesize
 
     closed = asyncio.Event()
 
@@ -228,7 +227,8 @@ async def test_hanging_up_while_the_server_is_silent_still_ends_the_answer() -> 
 
     from scripted_model_server import PCM_CHUNK
 
-    from speech_protocol.messages import Audio, Start, Synthesize
+    from speech_protocol.client_messages import Synthesize
+    from speech_protocol.server_events import Audio, Start
 
     closed = asyncio.Event()
 

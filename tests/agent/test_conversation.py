@@ -114,7 +114,7 @@ async def test_the_next_answer_is_given_the_heard_history() -> None:
         llm=LlmSettings(provider="scripted"),
     )
     async with scripted_model_server(server) as model_url:
-        from speech_protocol.websocket import WebSocketConnector
+        from speech_protocol.transports.websocket import WebSocketConnector
 
         app = create_app(
             settings,

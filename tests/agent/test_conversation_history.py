@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from voice_agent.conversation.events import HistoryLine
 from voice_agent.conversation.history import (
     INTERRUPTED_MARK,
     close_failed_turn,
@@ -54,7 +55,7 @@ def test_history_keeps_the_heard_text_whether_or_not_the_llm_had_finished() -> N
     record_interrupted(stopped, "A.")
     for messages in (finished, stopped):
         assert messages[-1] == {"role": "assistant", "content": [{"text": "A."}, {"text": INTERRUPTED_MARK}]}
-        assert transcript(messages)[-1] == {"role": "assistant", "text": "A.", "interrupted": True}
+        assert transcript(messages)[-1] == HistoryLine("assistant", "A.", interrupted=True)
 
 
 def test_a_failed_turn_leaves_no_unanswered_user_message() -> None:

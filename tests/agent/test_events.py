@@ -1,4 +1,5 @@
-"""The SSE event vocabulary: encoded and decoded in one place; errors mapped in one place."""
+"""The SSE event vocabulary: encoded and decoded in one place, read back from SSE lines by the one reader;
+errors mapped in one place."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from speech_protocol.transport import TtsServerError, TtsTimeout
+from speech_protocol.errors import TtsServerError, TtsTimeout
 from voice_agent.events import (
     AgentError,
     AudioChunk,
@@ -20,6 +21,7 @@ from voice_agent.events import (
     TextDelta,
     error_event,
     from_wire,
+    read_stream,
     to_wire,
 )
 
@@ -38,6 +40,37 @@ EVENTS = [
 @pytest.mark.parametrize("event", EVENTS, ids=lambda e: e.type)
 def test_round_trip_through_json(event) -> None:
     assert from_wire(json.loads(json.dumps(to_wire(event)))) == event
+
+
+def test_the_wire_keeps_its_field_order() -> None:
+    """``type`` is a class attribute, not a field, and still ends each object (audio: starts it)."""
+    assert (
+        json.dumps(to_wire(ErrorEvent("x", "y"))) == '{"code": "x", "message": "y", "piece_id": null, "type": "error"}'
+    )
+    assert list(to_wire(PieceSent("p0", "Hi.", 0.1))) == ["id", "text", "t_s", "type"]
+    assert list(to_wire(AudioChunk("p0", 0, b"", 24_000))) == ["type", "id", "seq", "sample_rate", "pcm16"]
+    assert TextDelta("a").type == TextDelta.type == "text"
+
+
+def sse(*events) -> list[str]:
+    return [line for e in events for line in (f"data: {json.dumps(to_wire(e))}", "")]
+
+
+def test_the_reader_skips_what_is_not_data_and_stops_at_an_error() -> None:
+    lines = [": keep-alive", "event: x", *sse(TextDelta("a"), ErrorEvent("llm_failed", "no"), TextDelta("b"))]
+    assert list(read_stream(lines)) == [TextDelta("a"), ErrorEvent("llm_failed", "no")]
+    assert list(read_stream(line.encode() for line in sse(*EVENTS[:4]))) == EVENTS[:4]
+
+
+def test_what_is_no_event_becomes_an_error_that_ends_the_stream() -> None:
+    [crash] = read_stream(['data: {"error": "boom", "error_type": "KeyError"}', *sse(TextDelta("a"))])
+    assert crash == ErrorEvent("agent_failed", "boom")
+    [garbage] = read_stream([b"data: {nope", b"data: " + b"x" * 10])
+    assert garbage.code == "bad_event" and garbage.message.startswith("undecodable event")
+    [unknown] = read_stream(['data: {"type": "surprise"}'])
+    assert unknown.code == "bad_event"
+    *_, too_large = read_stream(sse(TextDelta("x" * 50)) * 10, max_bytes=200)
+    assert too_large.code == "answer_too_large"
 
 
 @given(pcm=st.binary(max_size=2000), seq=st.integers(0, 10**6))

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from test_app import agent_for
 from word_server import WordServer
 
-from kokoro_cli.local.agent_local import agent_access
+from kokoro_cli.local.local_settings import agent_access
 from kokoro_cli.local.web_page import local_connect_url, new_token, page_app
 from kokoro_processes.servers import agent_server_thread
 from voice_agent.conversation.messages import SESSION_ID_HEADER

@@ -9,12 +9,13 @@ import pytest
 from scripted_model_server import PCM_CHUNK, Peer, close_after_first_message, greet, scripted_model_server
 from servers import free_port
 
-from speech_protocol.messages import Audio, Close, End, Ready, Start, Synthesize
+from speech_protocol.client_messages import Close, Synthesize
+from speech_protocol.pieces.segmenter import Segmenter
+from speech_protocol.server_events import Audio, End, Ready, Start
+from speech_protocol.transports.websocket import WebSocketConnector
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta
 from voice_agent.pipeline import VoiceChoice, speak_answer
-from voice_agent.segmenter import Segmenter
 
 VOICE = VoiceChoice("af_heart", 1.0)
 

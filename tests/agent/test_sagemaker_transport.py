@@ -1,7 +1,7 @@
-"""The SageMaker transport with the real SDK classes (Python >= 3.12; skipped where the SDK is absent).
+"""The SageMaker transport with the real SDK classes (Python >= 3.12, in .venv312).
 
 test.sh also runs this file under .venv312, so it imports only the stdlib, boto3, the SDK, pytest,
-hypothesis, ``speech_protocol.messages`` and the transport modules. The duplex stream itself is the
+hypothesis and ``speech_protocol`` (the SageMaker transport among its modules). The duplex stream itself is the
 one thing faked (it needs AWS): its response parts split and merge the server's bytes anywhere.
 """
 
@@ -11,20 +11,20 @@ import asyncio
 import socket
 
 import pytest
+from aws_sdk_sagemaker_runtime_http2 import models as sdk_models  # in .venv312, which ./setup.sh builds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sdk_models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
-
-from speech_protocol.messages import Audio, End, Ready, Start, decode_client_frame, encode_event  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from speech_protocol.transport import TtsServerError, TtsSessionClosed, TtsUnreachable  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from speech_protocol.tts_session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from voice_agent.tts_client.sagemaker import (  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.client_messages import decode_client_frame
+from speech_protocol.errors import TtsServerError, TtsSessionClosed, TtsUnreachable
+from speech_protocol.server_events import Audio, End, Ready, Start, encode_event
+from speech_protocol.transports.sagemaker import (
     Boto3CredentialsResolver,
     SageMakerConnector,
     SdkStreamOpener,
     request_part,
 )
+from speech_protocol.tts_session import TtsSession
 
 PCM = bytes(range(256)) * 30  # not all zeros, so a misplaced byte would show
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess
+from speech_protocol.http.browser_access import LOOPBACK_NAMES, BrowserAccess
 from voice_agent.settings import DEFAULT_SCRIPTED_REPLY, SettingsError, settings_from_env, settings_to_env
 
 SAGEMAKER = {"TTS_TRANSPORT": "sagemaker", "TTS_ENDPOINT_NAME": "kokoro-tts", "TTS_REGION": "us-west-2"}

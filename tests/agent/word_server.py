@@ -6,7 +6,8 @@ import asyncio
 
 from scripted_model_server import PCM_CHUNK, Peer, greet
 
-from speech_protocol.messages import Audio, Cancel, Close, End, Start, Synthesize, Words
+from speech_protocol.client_messages import Cancel, Close, Synthesize
+from speech_protocol.server_events import Audio, End, Start, Words
 
 WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
 

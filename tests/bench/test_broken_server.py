@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from kokoro_bench.app import app
 from kokoro_processes.servers import agent_server_thread
-from speech_protocol.messages import SESSION_PATH
+from speech_protocol.framing import SESSION_PATH
 
 
 async def ping(request) -> JSONResponse:

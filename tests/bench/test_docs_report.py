@@ -15,7 +15,7 @@ from kokoro_bench.reporting.docs_report import (
     updated_capacity,
     updated_page,
 )
-from kokoro_stacks.measured_capacity import MEASURED
+from kokoro_stacks.settings.measured_capacity import MEASURED
 
 
 def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
@@ -28,7 +28,7 @@ def test_the_benchmark_page_is_generated_from_the_results_file() -> None:
 def test_the_stacks_capacity_record_is_the_results_files() -> None:
     recorded = json.loads(MEASURED.read_text(encoding="utf-8"))
     assert updated_capacity(recorded, json.loads(RESULTS.read_text(encoding="utf-8"))) == recorded, (
-        "stacks/kokoro_stacks/data/measured_capacity.json is stale: run .venv/bin/python -m kokoro_bench report --write"
+        "stacks/kokoro_stacks/settings/data/measured_capacity.json is stale: run .venv/bin/python -m kokoro_bench report --write"
     )
 
 

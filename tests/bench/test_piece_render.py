@@ -8,28 +8,29 @@ import pytest
 from kokoro_bench.measuring.piece_render import PIECES, measure, render_once
 from kokoro_bench.reporting.pace_report import pieces_markdown
 from kokoro_server import assets as model_assets
-from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
+from kokoro_server.text.phonemes import Phonemizer
+from kokoro_server.whole_text import plan
 
 
 @pytest.fixture(scope="module")
 def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
-    )
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
 
 
-def test_heard_is_what_the_server_sends_and_the_rest_was_decoded_for_nothing(synth: Synthesizer) -> None:
-    _, decoded, heard = render_once(synth, PIECES[1], "af_heart")
-    sent = sum(len(synth.render(chunk).audio) for chunk in synth.plan(PIECES[1], "af_heart", 1.0))
+def test_heard_is_what_the_server_sends_and_the_rest_was_decoded_for_nothing(
+    synth: Synthesizer, phonemizer: Phonemizer
+) -> None:
+    _, decoded, heard = render_once(synth, phonemizer.read, PIECES[1], "af_heart")
+    sent = sum(len(synth.render(chunk).audio) for chunk in plan(synth, phonemizer.read, PIECES[1], "af_heart"))
     assert heard == sent and 0 < heard < decoded
 
 
-def test_one_row_per_piece_in_order_of_length(synth: Synthesizer) -> None:
-    rows = measure(synth, "af_heart", repeats=1)
+def test_one_row_per_piece_in_order_of_length(synth: Synthesizer, phonemizer: Phonemizer) -> None:
+    rows = measure(synth, phonemizer.read, "af_heart", repeats=1)
     assert [r["words"] for r in rows] == [1, 3, 12, 19]
     for r in rows:
         assert 0 < r["unheard_share"] < 1 and r["heard_s"] < r["decoded_s"], r

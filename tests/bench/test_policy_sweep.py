@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kokoro_bench.measuring.policy_sweep import first_audio_and_stall, llm_timeline, pieces_of, sweep
 from speech_protocol.pace import SpeechModel
-from voice_agent.first_piece import SegmentPolicy
+from speech_protocol.pieces.first_piece import SegmentPolicy
 
 
 def test_the_timeline_is_the_scripted_llms_and_the_pieces_the_segmenters() -> None:

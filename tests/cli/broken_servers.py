@@ -14,7 +14,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from kokoro_processes.servers import agent_server_thread
-from speech_protocol.messages import SAMPLE_RATE, SESSION_PATH, Ready, encode_event
+from speech_protocol.framing import SAMPLE_RATE, SESSION_PATH
+from speech_protocol.server_events import Ready, encode_event
 
 ONE_SECOND_OF_TONE = b"".join(
     struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / SAMPLE_RATE))) for i in range(SAMPLE_RATE)

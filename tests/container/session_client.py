@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from speech_protocol.messages import Audio, End, Error, StreamDecoder
-from speech_protocol.urls import server_urls
+from speech_protocol.http.urls import server_urls
+from speech_protocol.server_events import Audio, End, Error, StreamDecoder
 
 
 def ws_url(base: str) -> str:

@@ -17,20 +17,11 @@ import pytest
 import websockets
 from servers import SERVER_START_S, model_server_process
 
-from speech_protocol.messages import (
-    SERVER_BUSY,
-    Audio,
-    Close,
-    End,
-    Error,
-    Ready,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
-)
-from speech_protocol.transport import TtsBusy
+from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.errors import SERVER_BUSY, TtsBusy
+from speech_protocol.server_events import Audio, End, Error, Ready, StreamDecoder
+from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector, session_url
 
 SENTENCES = [
     "The museum opens at nine in the morning.",

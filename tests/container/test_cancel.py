@@ -1,9 +1,13 @@
 """Stop means stop: a render no one will hear is stopped where it is, with the real engines
 (docs/decisions/120-cancel-the-running-inference.md).
 
-Bounds here are relative to the same piece's uncancelled render, measured in the same test: a cancel must
-free the worker within half of it (ONNX Runtime stops at the next node boundary, tens of milliseconds on a
-CPU; the torch engine at its next stage). Without the machinery the worker stays busy for all of it.
+In-process, a cancel must free the worker having spent under half the CPU time of the same piece's
+uncancelled render, measured in the same test (ONNX Runtime stops at the next node boundary, tens of
+milliseconds on a CPU; the torch engine at its next stage, seen by hooks on its stages). CPU time, not the
+clock: what other processes on a shared machine do moves the one, not the other. Through the server the
+verdict is the order of events on its one model worker: the next session's first piece is rendered with
+the cancelled one never finished (the /ping render count). Without the machinery the worker stays busy
+for all of it.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ from session_client import ended, read_until, ws_url
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
-from kokoro_server.engine.phonemes import Phonemizer
 from kokoro_server.engine.registry import load_backend
-from kokoro_server.engine.synthesizer import Chunk, Synthesizer
+from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import Scheduler
-from speech_protocol.messages import Audio, Cancel, End, Error, Start, StreamDecoder, Synthesize, encode_client_message
+from kokoro_server.text.chunks import Chunk
+from kokoro_server.text.phonemes import Phonemizer
+from kokoro_server.whole_text import plan
+from speech_protocol.client_messages import Cancel, Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
 
 pytestmark = pytest.mark.slow
 
@@ -45,23 +52,21 @@ SHORT = "Yes, of course."
 @pytest.fixture(scope="module")
 def synth(phonemizer: Phonemizer) -> Synthesizer:
     assets = model_assets.resolve("onnx")
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
-    )
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
 
 
 @pytest.fixture(scope="module")
-def long_chunk(synth: Synthesizer) -> Chunk:
-    (chunk,) = synth.plan(LONG, None, 1.0)
+def long_chunk(synth: Synthesizer, phonemizer: Phonemizer) -> Chunk:
+    (chunk,) = plan(synth, phonemizer.read, LONG)
     return chunk
 
 
 @pytest.fixture(scope="module")
-def full_s(synth: Synthesizer, long_chunk: Chunk) -> float:
-    """The long chunk's uncancelled render time, in this run."""
-    start = time.perf_counter()
+def full_cpu_s(synth: Synthesizer, long_chunk: Chunk) -> float:
+    """The CPU time of the long chunk's uncancelled render (this process's, all its threads), in this run."""
+    start = time.process_time()
     synth.render(long_chunk)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 async def _start_long_render(scheduler: Scheduler, synth: Synthesizer, chunk: Chunk, token: CancelToken):
@@ -87,37 +92,41 @@ async def _start_long_render(scheduler: Scheduler, synth: Synthesizer, chunk: Ch
         pytest.param(lambda job, token: job.cancel(), asyncio.CancelledError, id="the-awaiting-task"),
     ],
 )
-async def test_cancelling_a_render_frees_the_worker_within_half_its_render_time(
-    synth, long_chunk, full_s, stop: Callable[[asyncio.Future, CancelToken], object], raised: type[BaseException]
+async def test_cancelling_a_render_frees_the_worker_within_half_its_work(
+    synth,
+    long_chunk,
+    full_cpu_s,
+    stop: Callable[[asyncio.Future, CancelToken], object],
+    raised: type[BaseException],
 ):
     with closing(Scheduler(workers=1)) as scheduler:
         token = CancelToken()
         job = await _start_long_render(scheduler, synth, long_chunk, token)
-        cancelled_at = time.perf_counter()
+        cancelled_at = time.process_time()
         stop(job, token)
         with pytest.raises(raised):
             await job  # at once: the caller does not wait for the engine to stop
         assert token.cancelled  # a cancelled task cancels its render's token too
-        freed_at = await scheduler.run(time.perf_counter)  # runs once the worker is free
-        assert freed_at - cancelled_at < full_s / 2, (freed_at - cancelled_at, full_s)
+        freed_at = await scheduler.run(time.process_time)  # runs once the worker is free
+        assert freed_at - cancelled_at < full_cpu_s / 2, (freed_at - cancelled_at, full_cpu_s)
 
 
-async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk, full_s):
+async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk):
     """SIGTERM: the lifespan closes the scheduler, and the worker thread ends instead of finishing the piece."""
     scheduler = Scheduler(workers=1)
     token = CancelToken()
     job = await _start_long_render(scheduler, synth, long_chunk, token)
-    scheduler.close(wait_s=full_s / 2)
+    scheduler.close(wait_s=120)  # returns when the worker has ended; the bound only stops a hang
     assert token.cancelled
     assert not any(t.is_alive() for t in scheduler._threads)  # noqa: SLF001 - the workers themselves
     with pytest.raises(RenderCancelled):
         await job
 
 
-def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synth):
+def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synth, phonemizer):
     backend = synth.backend
-    (chunk,) = synth.plan(SHORT, None, 1.0)
-    style = chunk.style.vector_for(len(chunk.phonemes))
+    (chunk,) = plan(synth, phonemizer.read, SHORT)
+    style = synth.style(chunk)
     plain = backend.infer(chunk.phonemes, style, 1.0)
     again = backend.infer(chunk.phonemes, style, 1.0)
     assert np.array_equal(plain.audio, again.audio)  # the premise: the ONNX engine is deterministic
@@ -125,10 +134,10 @@ def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synt
     assert np.array_equal(plain.audio, watched.audio) and np.array_equal(plain.frames, watched.frames)
 
 
-def test_a_token_cancelled_before_the_run_stops_it_before_any_work(synth):
+def test_a_token_cancelled_before_the_run_stops_it_before_any_work(synth, phonemizer):
     token = CancelToken()
     token.cancel()
-    (chunk,) = synth.plan(SHORT, None, 1.0)
+    (chunk,) = plan(synth, phonemizer.read, SHORT)
     with pytest.raises(RenderCancelled):
         synth.render(chunk, token)
 
@@ -179,60 +188,45 @@ def _renders(url: str) -> int:
     return httpx.get(f"{url}/ping").json()["renders"]
 
 
-async def _first_audio_s(url: str, text: str) -> float:
-    """Send ``text`` on a fresh session; seconds from sending it to its first audio frame."""
+async def _renders_at_first_audio(url: str, text: str) -> int:
+    """Send ``text`` on a fresh session; the server's render count when its first audio frame arrives.
+
+    The suite's server has one model worker (the default): the piece is rendered after whatever held the
+    worker, and counted before its audio is sent. So the count at its first audio includes a render that
+    was stopped only if that render ran to its end (a stopped render is never counted)."""
     async with websockets.connect(ws_url(url)) as ws:
-        await read_until(ws, StreamDecoder(), lambda events: len(events) >= 1)  # Ready
-        sent = time.perf_counter()
         await ws.send(encode_client_message(Synthesize(text, id="next")))
         await read_until(ws, StreamDecoder(), lambda events: any(isinstance(e, Audio) for e in events))
-        return time.perf_counter() - sent
+        return _renders(url)
 
 
-async def _long_render_s(url: str) -> float:
-    async with websockets.connect(ws_url(url)) as ws:
-        await ws.send(encode_client_message(Synthesize(LONG, id="long")))
-        events = await read_until(ws, StreamDecoder(), ended("long"), timeout=300)
-    (end,) = [e for e in events if isinstance(e, End)]
-    return end.synth_s
-
-
-@pytest.fixture(scope="module")
-def pace(model_server_url) -> tuple[float, float]:
-    """The long piece's render time and a short piece's first audio on an idle server, in this run."""
-    return asyncio.run(_long_render_s(model_server_url)), asyncio.run(_first_audio_s(model_server_url, SHORT))
-
-
-async def test_a_cancel_mid_render_does_not_delay_the_next_sessions_first_audio(model_server_url, pace):
-    long_s, fresh_s = pace
+async def test_a_cancel_mid_render_does_not_delay_the_next_sessions_first_audio(model_server_url):
     before = _renders(model_server_url)
     async with websockets.connect(ws_url(model_server_url)) as ws:
         await ws.send(encode_client_message(Synthesize(LONG, id="long")))
         await read_until(ws, StreamDecoder(), lambda events: any(isinstance(e, Start) for e in events))
         await ws.send(encode_client_message(Cancel("long")))  # its render has just begun
-        next_s = await _first_audio_s(model_server_url, SHORT)
+        at_next = await _renders_at_first_audio(model_server_url, SHORT)
         events = await read_until(ws, StreamDecoder(), ended("long"))
-    assert next_s < fresh_s + long_s / 2, (next_s, fresh_s, long_s)
+    assert at_next == before + 1  # the short piece only: the long one was stopped, not finished first
     (end,) = [e for e in events if isinstance(e, End)]
     assert end.cancelled and not [e for e in events if isinstance(e, (Error, Audio))]
-    assert _renders(model_server_url) == before + 1  # the short piece only: a cancelled render is not timed
+    assert _renders(model_server_url) == before + 1  # nor finished later
 
 
-async def test_a_client_that_vanishes_mid_render_does_not_delay_the_next_session(model_server_url, pace):
-    long_s, fresh_s = pace
+async def test_a_client_that_vanishes_mid_render_does_not_delay_the_next_session(model_server_url):
+    before = _renders(model_server_url)
     ws = await websockets.connect(ws_url(model_server_url))
     await ws.send(encode_client_message(Synthesize(LONG, id="long")))
     await read_until(ws, StreamDecoder(), lambda events: any(isinstance(e, Start) for e in events))
     ws.transport.abort()  # gone without a close handshake
-    next_s = await _first_audio_s(model_server_url, SHORT)
-    assert next_s < fresh_s + long_s / 2, (next_s, fresh_s, long_s)
+    assert await _renders_at_first_audio(model_server_url, SHORT) == before + 1
 
 
-async def test_an_http_client_that_hangs_up_mid_render_does_not_delay_the_next_session(model_server_url, pace):
-    long_s, fresh_s = pace
+async def test_an_http_client_that_hangs_up_mid_render_does_not_delay_the_next_session(model_server_url):
+    before = _renders(model_server_url)
     async with httpx.AsyncClient(timeout=60) as client:
         async with client.stream("POST", f"{model_server_url}/invocations", json={"text": LONG}) as response:
             assert response.status_code == 200
             # the WAV header comes first, then the render begins; hang up at once
-    next_s = await _first_audio_s(model_server_url, SHORT)
-    assert next_s < fresh_s + long_s / 2, (next_s, fresh_s, long_s)
+    assert await _renders_at_first_audio(model_server_url, SHORT) == before + 1

@@ -9,8 +9,8 @@ import pytest
 from speech import assert_heard, transcribe, words
 
 from kokoro_bench.texts import LONG, SHORT, TYPICAL
-from voice_agent.first_piece import adaptive_policy
-from voice_agent.segmenter import Segmenter
+from speech_protocol.pieces.first_piece import adaptive_policy
+from speech_protocol.pieces.segmenter import Segmenter
 
 
 def pieces_of(text: str, rtf: float) -> list[str]:

@@ -19,7 +19,8 @@ from session_client import read_until, ws_url
 
 from kokoro_bench.texts import HOSTILE_CODE as CODE_TEXT
 from kokoro_bench.texts import HOSTILE_URL as URL_TEXT
-from speech_protocol.messages import Audio, End, Error, Start, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
 
 
 def g2p_pids(server_pid: int) -> set[int]:

@@ -4,15 +4,19 @@ reading, one that vanishes mid-utterance, and oversized, slow and garbage frames
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
 import websockets
-from servers import SERVER_START_S, model_server_process
+from process_tree import wait_until_idle
+from servers import SERVER_START_S, model_server_child
 
-from speech_protocol.messages import Audio, End, Ready, StreamDecoder, Synthesize, encode_client_message
-from speech_protocol.websocket import session_url
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, End, Ready, StreamDecoder
+from speech_protocol.transports.websocket import session_url
 
 SEND_TIMEOUT_S = 3
 MAX_PIECES_AHEAD = 10  # pieces synthesized for a client that reads none of them
@@ -21,12 +25,19 @@ LONG_TEXT = " ".join(["The river walk takes about forty minutes at an easy pace,
 
 
 @pytest.fixture(scope="module")
-def server_url():
+def server() -> Iterator[tuple[str, subprocess.Popen]]:
+    """(base URL, process): whether the server still works for a client that is gone is read from its
+    process tree's CPU time (tests/process_tree.py) and its /ping render count."""
     # Room for every faulty client at once: this file tests isolation, test_admission.py the limit.
-    with model_server_process(
+    with model_server_child(
         "onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16", timeout_s=SERVER_START_S
-    ) as url:
-        yield url
+    ) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def server_url(server: tuple[str, subprocess.Popen]) -> str:
+    return server[0]
 
 
 def status(url: str) -> dict:
@@ -55,7 +66,10 @@ async def normal_session(url: str) -> float:
                     return pcm / 48_000
 
 
-async def test_a_client_that_stops_reading_is_ended_and_others_are_served(server_url: str) -> None:
+async def test_a_client_that_stops_reading_is_ended_and_others_are_served(
+    server: tuple[str, subprocess.Popen],
+) -> None:
+    server_url, proc = server
     # max_queue=1: the client library stops reading the socket once one frame waits unread; with no pings of
     # its own it never hangs up either, so only the server can end the connection.
     async with websockets.connect(
@@ -70,11 +84,12 @@ async def test_a_client_that_stops_reading_is_ended_and_others_are_served(server
         renders = status(server_url)["renders"]
         # A few pieces fill the capped buffers (about 5 s of audio); the kernel's autotuned ones took 21.
         assert renders - before <= MAX_PIECES_AHEAD + 1  # + 1: the normal session's
-        await asyncio.sleep(2)
+        await asyncio.to_thread(wait_until_idle, proc.pid, 120)
         assert status(server_url)["renders"] == renders  # its remaining text is not synthesized
 
 
-async def test_a_client_vanishing_mid_utterance_stops_its_synthesis(server_url: str) -> None:
+async def test_a_client_vanishing_mid_utterance_stops_its_synthesis(server: tuple[str, subprocess.Popen]) -> None:
+    server_url, proc = server
     ws = await websockets.connect(session_url(server_url), max_size=None)
     await ws.send(encode_client_message(Synthesize(LONG_TEXT, id="long")))
     decoder = StreamDecoder()
@@ -83,8 +98,9 @@ async def test_a_client_vanishing_mid_utterance_stops_its_synthesis(server_url: 
     ws.transport.abort()  # gone without a close frame, as a dropped connection
     await wait_for(lambda: status(server_url)["listeners"] == 0, 30)
     stopped_at = status(server_url)["renders"]
-    await asyncio.sleep(3)
-    # At most the piece already inside the engine finishes; the text's other ~40 pieces never run.
+    # At rest (however long one render takes on this machine), the count is final: at most the piece
+    # already inside the engine finished; the text's other ~40 pieces never ran.
+    await asyncio.to_thread(wait_until_idle, proc.pid, 120)
     assert status(server_url)["renders"] - stopped_at <= 1
 
 

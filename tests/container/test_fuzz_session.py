@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_client import ended, pcm_bytes, read_until, ws_url
 
-from speech_protocol.messages import StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import StreamDecoder
 
 FUZZ_EXAMPLES = 20
 FINAL = "the-final-utterance"  # longer than any generated id, so never cancelled by the fuzz

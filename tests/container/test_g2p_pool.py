@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kokoro_server.engine.phonemes import Phonemizer
-from kokoro_server.g2p_pool import G2PFailed, G2PPool, default_workers
+from kokoro_server.text.g2p_pool import G2PFailed, G2PPool, default_workers
+from kokoro_server.text.phonemes import Phonemizer
 
 TEXT = "The quick brown fox read the letter to Dr. Smith."
 

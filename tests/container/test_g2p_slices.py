@@ -9,13 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kokoro_bench.texts import LONG
-from kokoro_server import assets as model_assets
-from kokoro_server.engine.normalize import normalize
-from kokoro_server.engine.phonemes import SLICE_CHARS, Phonemizer, bound_tokens, g2p_slices
-from kokoro_server.engine.reading import Reading
-from kokoro_server.engine.registry import load_backend
-from kokoro_server.engine.synthesizer import Synthesizer
-from kokoro_server.engine.voices import VoiceBank
+from kokoro_server.text.chunks import chunks_of
+from kokoro_server.text.normalize import normalize
+from kokoro_server.text.phonemes import Phonemizer, bound_tokens
+from kokoro_server.text.reading import Reading
+from kokoro_server.text.slices import SLICE_CHARS, g2p_slices
 
 hostile_or_prose = st.lists(
     st.sampled_from([*"aBZ7/-_&.#:?=,;!é\u0301日 \n", "the ", "Dr. ", "read. ", "$3.50 "]), max_size=800
@@ -50,24 +48,16 @@ def test_bounding_twice_is_bounding_once(text: str) -> None:
     assert bound_tokens(bound_tokens(text)) == bound_tokens(text)  # a slice is bounded again in its worker
 
 
-@pytest.fixture(scope="module")
-def synth(phonemizer: Phonemizer) -> Synthesizer:
-    assets = model_assets.resolve("onnx")
-    return Synthesizer(
-        load_backend("onnx", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
-    )
-
-
 @pytest.mark.parametrize("text", TEXTS)
 @pytest.mark.parametrize("voice", ["af_heart", "bf_emma"])
 def test_a_text_read_in_slices_gives_the_chunks_of_the_whole_text(
-    synth: Synthesizer, phonemizer: Phonemizer, text: str, voice: str
+    phonemizer: Phonemizer, text: str, voice: str
 ) -> None:
-    reading = Reading(synth, text, voice, 1.0, normalize=True)
+    reading = Reading(text, voice, 1.0, phonemizer.read)
     steps = 1
     while (chunks := reading.step()) is None:
         steps += 1
     assert (steps > 1) == (len(text) > SLICE_CHARS)  # one step per slice
-    spoken, style = normalize(text), synth.voices.get(voice)
-    whole = synth.chunks(spoken, style, 1.0, *phonemizer.phonemize(spoken.spoken, style.lang))  # misaki, in one call
+    spoken = normalize(text)
+    whole = chunks_of(spoken, voice, 1.0, *phonemizer.phonemize(spoken.spoken, voice[0]))  # misaki, in one call
     assert [(c.phonemes, c.owners, c.words) for c in chunks] == [(c.phonemes, c.owners, c.words) for c in whole]

@@ -8,7 +8,8 @@ import json
 import websockets
 from session_client import ended, pcm_bytes, read_until, ws_url
 
-from speech_protocol.messages import Close, End, Error, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.server_events import End, Error, StreamDecoder
 
 BIG = "1" * 4_400  # over Python's 4,300-digit limit for int(str)
 

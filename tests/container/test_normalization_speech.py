@@ -11,6 +11,7 @@ import asyncio
 import importlib.metadata
 import json
 import os
+import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -22,15 +23,9 @@ import websockets
 from session_client import ends, read_until, ws_url
 from speech import misread, split_heard, transcribe, word_errors, words
 
-from speech_protocol.messages import (
-    End,
-    Error,
-    ProtocolError,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
-    parse_client_message,
-)
+from speech_protocol.client_messages import Synthesize, encode_client_message, parse_client_message
+from speech_protocol.errors import ProtocolError
+from speech_protocol.server_events import End, Error, StreamDecoder
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = json.loads((Path(__file__).parent / "normalization_cases.json").read_text())["cases"]
@@ -39,8 +34,16 @@ RESULTS = REPO / "docs" / "results" / "normalization.json"
 # case's spelling flips from one CPU to the next, the rate over dozens does not; a wrong reading of the
 # numbers is measured far above it (docs/decisions/091-normalization-heard-in-batches.md).
 MAX_WER = 0.2
+# And no category is heard wrong in every case: the rate over all cases hid a category (phone numbers) at 0
+# of its 4 while the others carried the average.
+MIN_PASSED_PER_CATEGORY = 1
 BATCH_S = 24.0  # seconds heard at once: one window of the recognizer (30 s), with room for the pauses
 PAUSE = b"\0\0" * 24_000  # 1 s of silence between cases and around each batch
+# Phone numbers are scored by their digits (heard_digits); the words a recognizer may write for a digit.
+DIGIT_CATEGORIES = {"phone"}
+DIGIT_WORDS = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {
+    "oh": "0"
+}
 NORMALIZER = f"whisper-normalizer=={importlib.metadata.version('whisper-normalizer')}"
 
 
@@ -132,6 +135,22 @@ def scored(case: dict, heard: list[str]) -> dict:
     return {**case, "intended": " ".join(intended), "heard": " ".join(heard), "errors": errors, "words": len(intended)}
 
 
+def digits(text: str) -> str:
+    """The digits a transcript says, in order, whatever their grouping: numerals and the digit words."""
+    spelled = re.sub(r"[a-z]+", lambda w: DIGIT_WORDS.get(w.group(), " "), text.lower())
+    return re.sub(r"\D", "", spelled)
+
+
+def heard_digits(row: dict, clip: bytes) -> dict:
+    """A phone number heard as meant is its digits in order. Whisper's normalizer cannot compare them:
+    it drops a group's leading zero ("555-0123" -> "555 123") and joins or splits groups unlike the spoken
+    form's ("five five five, zero one two three" -> "5550123"), so a phone case is heard alone and its raw
+    transcript's digits must be the written number's; its errors then count all its words or none."""
+    transcript = transcribe(PAUSE + clip + PAUSE, 24_000)
+    match = digits(transcript) == digits(row["written"])
+    return {**row, "heard": transcript, "errors": 0 if match else row["words"], "scored_by": "digits"}
+
+
 def rate(rows: Sequence[dict], errors: str = "errors") -> float:
     return sum(r[errors] for r in rows) / sum(r["words"] for r in rows)
 
@@ -180,10 +199,10 @@ def _table(rows: Sequence[dict]) -> str:
 def test_the_cases_are_heard_as_a_person_says_them(model_server_url, tmp_path):
     """Each chosen case's written form is spoken by the real server (normalized) and heard by the offline
     recognizer; what it heard must be the case's spoken form, both after Whisper's normalizer: over all
-    cases, WER <= 0.2. The control: the spoken form of one case per category with its numbers changed
-    ("four" -> "five"), heard against the right words, must be above 0.2. Results (per case, per category)
-    go to tmp_path, and to $NORMALIZATION_RESULTS if set; NORMALIZATION_BASELINE=1 adds the written forms
-    spoken without the normalizer."""
+    cases, WER <= 0.2, and in each category at least one case within it. The control: the spoken form of
+    one case per category with its numbers changed ("four" -> "five"), heard against the right words, must
+    be above 0.2. Results (per case, per category) go to tmp_path, and to $NORMALIZATION_RESULTS if set;
+    NORMALIZATION_BASELINE=1 adds the written forms spoken without the normalizer."""
     baseline = os.environ.get("NORMALIZATION_BASELINE") == "1"
     cases = chosen_cases(os.environ.get("NORMALIZATION_ALL") == "1")
     controls = controls_of(cases)
@@ -196,6 +215,7 @@ def test_the_cases_are_heard_as_a_person_says_them(model_server_url, tmp_path):
     synthesis_s, audio_s = time.perf_counter() - start, sum(map(len, said + wrong + raw)) / 48_000
     spoken = [c["spoken"] for c in cases]
     rows = [scored(c, h) for c, h in zip(cases, hear(spoken, said))]
+    rows = [heard_digits(r, clip) if r["category"] in DIGIT_CATEGORIES else r for r, clip in zip(rows, said)]
     control_rows = [
         {**scored(c, h), "said": misread(c["spoken"])}
         for c, h in zip(controls, hear([c["spoken"] for c in controls], wrong))
@@ -220,6 +240,10 @@ def test_the_cases_are_heard_as_a_person_says_them(model_server_url, tmp_path):
         print(f"  {category:13} {s['passed']:3}/{s['cases']:<3} WER {s['wer']}{extra}")
     print(_table(rows))
     assert results["wer"] <= MAX_WER, "cases not heard as meant:\n" + _table([r for r in rows if r["errors"]])
+    unheard = [c for c, s in results["by_category"].items() if s["passed"] < MIN_PASSED_PER_CATEGORY]
+    assert not unheard, f"no case of {unheard} heard as meant:\n" + _table(
+        [r for r in rows if r["category"] in unheard]
+    )
     assert results["control_wer"] > MAX_WER, "wrong readings passed for right ones:\n" + _table(control_rows)
 
 

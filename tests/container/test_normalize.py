@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kokoro_server.engine.normalize import Normalized, normalize
+from kokoro_server.text.normalize import Normalized, normalize
 
 CASES = json.loads((Path(__file__).parent / "normalization_cases.json").read_text())["cases"]
 IDS = [f"{c['category']}:{c['written']}" for c in CASES]

@@ -18,7 +18,7 @@ from speech import transcribe, wer
 
 from kokoro_server.openai_api.request import MAX_INPUT_CHARS
 from kokoro_server.openai_api.voices import OPENAI_VOICES
-from speech_protocol.messages import SESSION_PATH
+from speech_protocol.framing import SESSION_PATH
 
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door."
 FORMATS = ["mp3", "opus", "aac", "flac", "wav", "pcm"]

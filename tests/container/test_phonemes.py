@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kokoro_server.engine.phonemes import LONG_DIGITS, LONG_SYMBOLS, LONG_TOKEN_CHARS, LONG_WORD_CHARS, bound_tokens
+from kokoro_server.text.phonemes import LONG_DIGITS, LONG_SYMBOLS, LONG_TOKEN_CHARS, LONG_WORD_CHARS, bound_tokens
 
 hostile_text = st.text(alphabet=st.sampled_from("aBZ7/-_&.#:?= \u00e9\u00b2\u0301\u65e5"), max_size=600)
 

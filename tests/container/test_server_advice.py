@@ -26,7 +26,7 @@ from servers import REPO, free_port
 from session_client import ends, read_until, ws_url
 
 from kokoro_server import assets as model_assets
-from speech_protocol.messages import End, Error, StreamDecoder
+from speech_protocol.server_events import End, Error, StreamDecoder
 
 START_S = 600.0
 

@@ -12,8 +12,8 @@ import pytest
 from browser_requests import handshake, refusal_code
 
 from kokoro_server.settings import ServerSettings
-from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess
-from speech_protocol.messages import SESSION_PATH
+from speech_protocol.framing import SESSION_PATH
+from speech_protocol.http.browser_access import LOOPBACK_NAMES, BrowserAccess
 
 SPEAK = {"text": "Hi.", "format": "pcm"}
 

@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 import pytest
 
-from speech_protocol.messages import MAX_TEXT_CHARS
+from speech_protocol.client_messages import MAX_TEXT_CHARS
 
 JSON = {"content-type": "application/json"}
 

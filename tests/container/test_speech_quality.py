@@ -11,7 +11,8 @@ import websockets
 from session_client import ends, read_until, ws_url
 from speech import assert_heard, misread, transcribe, wer
 
-from speech_protocol.messages import Audio, StreamDecoder, Synthesize, encode_client_message
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, StreamDecoder
 
 SENTENCES = [
     "The quick brown fox jumps over the lazy dog.",

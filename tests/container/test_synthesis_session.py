@@ -10,18 +10,8 @@ import pytest
 import websockets
 from session_client import ends, pcm_bytes, read_until, ws_url
 
-from speech_protocol.messages import (
-    Audio,
-    Close,
-    End,
-    Error,
-    Ready,
-    Start,
-    StreamDecoder,
-    Synthesize,
-    Words,
-    encode_client_message,
-)
+from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, End, Error, Ready, Start, StreamDecoder, Words
 
 
 async def test_binary_frame_message_is_spoken(model_server_url):

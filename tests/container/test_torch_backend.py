@@ -21,7 +21,9 @@ from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
-from speech_protocol.messages import Audio, StreamDecoder, Synthesize, Words, encode_client_message
+from kokoro_server.whole_text import plan
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, StreamDecoder, Words
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +45,8 @@ def test_word_spans_have_the_right_structure(random_weights, phonemizer):
     # Random weights speak noise, so only the structure can be checked: one span per written word, in
     # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
     assets = model_assets.resolve("torch", torch_model=random_weights)
-    synth = Synthesizer(
-        load_backend("torch", assets, "cpu", 0), phonemizer.read, VoiceBank(assets), default_voice="af_heart"
-    )
-    chunks = synth.plan("Hi, you. Go!", None, 1.0)
+    synth = Synthesizer(load_backend("torch", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
+    chunks = plan(synth, phonemizer.read, "Hi, you. Go!")
     timeline = WordTimeline(chunks[0].words)
     for chunk in chunks:
         rendered = synth.render(chunk)

@@ -11,18 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from kokoro_server.engine.backend import FRAME_SAMPLES
-from kokoro_server.engine.normalize import Normalized
-from kokoro_server.engine.phonemes import chunk_phonemes
-from kokoro_server.engine.word_timing import (
-    AUDIO_LEAD_FRAMES,
-    NO_WORD,
-    WordTimeline,
-    chunk_owners,
-    chunk_spans,
-    phoneme_owners,
-    written_words,
-)
-from speech_protocol.messages import WordSpan
+from kokoro_server.engine.word_timing import AUDIO_LEAD_FRAMES, WordTimeline, chunk_spans
+from kokoro_server.text.chunks import chunk_phonemes
+from kokoro_server.text.normalize import Normalized
+from kokoro_server.text.owners import NO_WORD, chunk_owners, phoneme_owners, written_words
+from speech_protocol.server_events import WordSpan
 
 
 @dataclass

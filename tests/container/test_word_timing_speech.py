@@ -16,7 +16,9 @@ import websockets
 from session_client import ended, read_until, ws_url
 from speech import transcribe, wer
 
-from speech_protocol.messages import SAMPLE_RATE, Audio, StreamDecoder, Synthesize, Words, encode_client_message
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.framing import SAMPLE_RATE
+from speech_protocol.server_events import Audio, StreamDecoder, Words
 
 pytestmark = pytest.mark.slow
 

@@ -11,25 +11,17 @@ import signal
 import subprocess
 
 import pytest
+from aws_sdk_sagemaker_runtime_http2 import models  # in .venv312, which ./setup.sh builds
+from emulator import REPO, sagemaker_emulator
+from servers import free_port, model_server_process, wait_ready
+from speech import assert_heard
 
-models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
-
-from emulator import REPO, sagemaker_emulator  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from servers import free_port, model_server_process, wait_ready  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from speech import assert_heard  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-
-from speech_protocol.messages import (  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-    SAMPLE_RATE,
-    Audio,
-    Close,
-    End,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
-)
-from speech_protocol.transport import TtsServerError  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from speech_protocol.tts_session import TtsSession  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-from voice_agent.tts_client.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.errors import TtsServerError
+from speech_protocol.framing import SAMPLE_RATE
+from speech_protocol.server_events import Audio, End, StreamDecoder
+from speech_protocol.transports.sagemaker import SageMakerConnector, SdkParts, SdkStreamOpener
+from speech_protocol.tts_session import TtsSession
 
 pytestmark = pytest.mark.slow
 MODEL_PYTHON = str(REPO / ".venv" / "bin" / "python")

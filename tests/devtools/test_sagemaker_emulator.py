@@ -12,12 +12,10 @@ import json
 
 import pytest
 import websockets
+from aws_sdk_sagemaker_runtime_http2 import models  # in .venv312, which ./setup.sh builds
+from emulator import sagemaker_emulator
 
-models = pytest.importorskip("aws_sdk_sagemaker_runtime_http2.models")
-
-from emulator import sagemaker_emulator  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
-
-from voice_agent.tts_client.sagemaker import SdkStreamOpener  # noqa: E402 - after importorskip: the SDK exists only on Python >= 3.12
+from speech_protocol.transports.sagemaker import SdkStreamOpener
 
 SESSION_PATH = "/invocations-bidirectional-stream"
 

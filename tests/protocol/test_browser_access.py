@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from speech_protocol.browser_access import (
+from speech_protocol.http.browser_access import (
     LOOPBACK_NAMES,
     AccessListError,
     BrowserAccess,

@@ -8,25 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from speech_protocol.messages import (
+from speech_protocol.client_messages import (
     MAX_FRAME_BYTES,
     MAX_TEXT_CHARS,
-    Audio,
     Cancel,
     Close,
-    End,
-    Error,
-    ProtocolError,
-    Ready,
-    Start,
-    StreamDecoder,
     Synthesize,
-    Words,
-    WordSpan,
     decode_client_frame,
     encode_client_message,
-    encode_event,
 )
+from speech_protocol.errors import ProtocolError
+from speech_protocol.server_events import Audio, End, Error, Ready, Start, StreamDecoder, Words, WordSpan, encode_event
 
 
 def test_text_and_binary_frames_decode_alike():

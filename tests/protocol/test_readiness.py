@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from servers import free_port
 
-from speech_protocol.readiness import ServerGone, ServerNotReady, status, wait_ready
+from speech_protocol.http.readiness import ServerGone, ServerNotReady, status, wait_ready
 
 
 class _Ping(http.server.BaseHTTPRequestHandler):

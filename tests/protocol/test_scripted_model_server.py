@@ -6,10 +6,10 @@ import pytest
 from scripted_model_server import Peer, greet, scripted_model_server
 from websockets.asyncio.client import connect
 
-from speech_protocol.messages import Close, Synthesize, encode_client_message
-from speech_protocol.transport import TtsSessionClosed
+from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.errors import TtsSessionClosed
+from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector, session_url
 
 
 async def expects_two(peer: Peer) -> None:

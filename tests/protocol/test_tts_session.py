@@ -8,16 +8,11 @@ import pytest
 from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server
 from servers import free_port
 
-from speech_protocol.messages import Audio, Close, End, Error, Start, Synthesize
-from speech_protocol.transport import (
-    TtsProtocolError,
-    TtsServerError,
-    TtsSessionClosed,
-    TtsTimeout,
-    TtsUnreachable,
-)
+from speech_protocol.client_messages import Close, Synthesize
+from speech_protocol.errors import TtsProtocolError, TtsServerError, TtsSessionClosed, TtsTimeout, TtsUnreachable
+from speech_protocol.server_events import Audio, End, Error, Start
+from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector, session_url
 
 
 async def _speak(url: str, pieces: list[tuple[str, str]], *, voice: str = "af_heart", timeout_s: float = 20.0):
@@ -84,6 +79,38 @@ async def test_pieces_are_sent_before_earlier_audio_arrives() -> None:
     async with scripted_model_server(script) as url:
         events = await _speak(url, [("p0", "One."), ("p1", "Two.")], timeout_s=2.0)
     assert [e.id for e in events if isinstance(e, End)] == ["p0", "p1"]
+
+
+async def test_cancelled_pieces_end_and_the_session_speaks_on() -> None:
+    """cancel() sends one frame naming each piece; the server ends them as cancelled, and a piece sent
+    after it on the same session is spoken."""
+    seen: list = []
+
+    async def script(peer: Peer) -> None:
+        await greet(peer)
+        for _ in range(2):
+            seen.append(await peer.next_message())
+        for _ in range(2):
+            cancel = await peer.next_message()
+            seen.append(cancel)
+            await peer.send(End(cancel.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
+        third = await peer.next_message()
+        await peer.speak(third)
+        assert isinstance(await peer.next_message(), Close)
+        await peer.connection.close()
+
+    async with scripted_model_server(script) as url:
+        async with TtsSession(WebSocketConnector(url), timeout_s=5.0) as session:
+            await session.synthesize("p0", "One.", None, 1.0)
+            await session.synthesize("p1", "Two.", None, 1.0)
+            await session.cancel(["p1", "p0", "p1"])
+            await session.synthesize("p2", "Three.", None, 1.0)
+            await session.finish()
+            events = [event async for event in session.events()]
+    assert [type(m).__name__ for m in seen] == ["Synthesize", "Synthesize", "Cancel", "Cancel"]
+    assert [m.id for m in seen[2:]] == ["p0", "p1"]
+    ends = [e for e in events if isinstance(e, End)]
+    assert [(e.id, e.cancelled) for e in ends] == [("p0", True), ("p1", True), ("p2", False)]
 
 
 async def test_close_mid_answer_is_typed() -> None:

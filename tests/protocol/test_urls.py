@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from speech_protocol.urls import ServerUrlError, ServerUrls, server_urls
+from speech_protocol.http.urls import ServerUrlError, ServerUrls, server_urls
 
 
 @pytest.mark.parametrize(

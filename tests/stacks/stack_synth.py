@@ -14,8 +14,8 @@ from aws_cdk import App
 from aws_cdk.assertions import Template
 
 from kokoro_stacks.deployment import build_app
-from kokoro_stacks.project_paths import ProjectPaths
-from kokoro_stacks.settings import DeploySettings, parse_settings
+from kokoro_stacks.project import ProjectPaths
+from kokoro_stacks.settings.deploy_settings import DeploySettings, parse_settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGION = "eu-west-1"

@@ -20,12 +20,12 @@ import pytest
 from aws_cdk import AssetStaging
 from stack_synth import REPO_ROOT, Synthesized, synthesize
 
-from kokoro_stacks.agent_bundle import BundlingError, bundle_agent
-from kokoro_stacks.bundling_pip import check_pip, pip_install_command
-from kokoro_stacks.project_paths import ProjectPaths
+from kokoro_stacks.agent.bundle import BundlingError, bundle_agent
+from kokoro_stacks.agent.bundle_pip import check_pip, pip_install_command
+from kokoro_stacks.project import ProjectPaths
 
 REAL_PACKAGE = REPO_ROOT / "speech_protocol"
-REAL_MESSAGES = REAL_PACKAGE / "speech_protocol" / "messages.py"
+REAL_FRAMING = REAL_PACKAGE / "speech_protocol" / "framing.py"
 
 
 def make_wheel(folder: Path, name: str, tag: str) -> None:
@@ -83,7 +83,7 @@ def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_package(proj
     assert (out / "main.py").read_text() == "print('agent')\n"
     assert (out / "voice_agent" / "__init__.py").is_file()
     assert (out / "puredep" / "__init__.py").is_file() and (out / "armdep" / "__init__.py").is_file()
-    assert (out / "speech_protocol" / "messages.py").read_bytes() == REAL_MESSAGES.read_bytes()
+    assert (out / "speech_protocol" / "framing.py").read_bytes() == REAL_FRAMING.read_bytes()
     assert list(out.glob("kokoro_speech_protocol-*.dist-info"))  # installed by pip, not copied
     assert not (out / "kokoro_server").exists()
     assert not list(out.rglob("__pycache__")) and not (out / "requirements.txt").exists()
@@ -109,7 +109,7 @@ def test_cdk_runs_the_bundler_and_stages_its_output(project: ProjectPaths, tmp_p
     (project.root / project.model_dockerfile).write_text("FROM scratch\n")
     staged = _staged_code(synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True))
     assert (staged / "main.py").is_file() and (staged / "armdep" / "__init__.py").is_file()
-    assert (staged / "speech_protocol" / "messages.py").is_file()
+    assert (staged / "speech_protocol" / "framing.py").is_file()
 
 
 def _staged_code(build: Synthesized) -> Path:
@@ -120,10 +120,10 @@ def _staged_code(build: Synthesized) -> Path:
 @pytest.mark.parametrize(
     ("edited", "changed"),
     [
-        ("speech_protocol/speech_protocol/messages.py", True),
+        ("speech_protocol/speech_protocol/framing.py", True),
         ("constraints.txt", True),
         ("agent/voice_agent/extra.py", True),
-        ("speech_protocol/speech_protocol/__pycache__/messages.cpython-311.pyc", False),  # the control
+        ("speech_protocol/speech_protocol/__pycache__/framing.cpython-311.pyc", False),  # the control
         ("agent/Dockerfile", False),
     ],
 )
@@ -141,8 +141,8 @@ def test_a_synth_into_the_same_cdk_out_rebundles_when_any_input_changed(
     AssetStaging.clear_asset_hash_cache()  # each `cdk synth` is a process of its own
     second = _staged_code(synthesize({}, tmp_path / "cdk.out", paths=project, bundle=True))
     assert (second != first) is changed
-    if edited.endswith("messages.py"):
-        assert (second / "speech_protocol" / "messages.py").read_text().endswith("# edited\n")
+    if edited.endswith("framing.py"):
+        assert (second / "speech_protocol" / "framing.py").read_text().endswith("# edited\n")
 
 
 def test_a_pip_too_old_for_another_python_is_refused_with_the_command_that_fixes_it():
@@ -153,14 +153,16 @@ def test_a_pip_too_old_for_another_python_is_refused_with_the_command_that_fixes
 
 
 def test_following_the_old_pip_hint_literally_gives_a_pip_that_passes(tmp_path: Path):
-    """A fresh venv (pip as its Python shipped it), then exactly the command the error names."""
+    """A fresh venv with pip 23.2.1 (what Python 3.11 ships; a Python that ships a newer one is taken back to
+    it), then exactly the command the error names."""
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
     python = tmp_path / "venv" / "bin" / "python"
-    probe = "from kokoro_stacks.bundling_pip import check_pip; check_pip()"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "stacks"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    pip_23 = [str(python), "-m", "pip", "install", "pip==23.2.1"]
+    subprocess.run(pip_23, env=env, check=True, capture_output=True, timeout=300)
+    probe = "from kokoro_stacks.agent.bundle_pip import check_pip; check_pip()"
     old = subprocess.run([str(python), "-c", probe], env=env, capture_output=True, text=True, timeout=120)
-    if old.returncode == 0:
-        pytest.skip("this Python already ships a pip that resolves for 3.12")
+    assert old.returncode != 0, old.stderr
     hint = old.stderr.split("install pip >= 26.0 with: ")[1].split(" (./setup.sh")[0]
     subprocess.run(hint, shell=True, env=env, check=True, capture_output=True, timeout=300)
     version = subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True, text=True, check=True)

@@ -139,7 +139,7 @@ def test_container_artifact_builds_an_arm64_image_from_a_narrow_context(cpu_buil
     assert image["source"]["dockerFile"] == "agent/Dockerfile"
     staged = cpu_build.outdir / image["source"]["directory"]
     files = {str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file()}
-    assert {"agent/Dockerfile", "speech_protocol/speech_protocol/messages.py", "agent/main.py"} <= files
+    assert {"agent/Dockerfile", "speech_protocol/speech_protocol/framing.py", "agent/main.py"} <= files
     assert all(f.startswith(("agent/", "speech_protocol/")) for f in files)
     assert not any("__pycache__" in f for f in files)
     assert "container-assets" in render(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kokoro_stacks.bedrock_model import DEFAULT_MODEL_ID, BedrockModel, parse_bedrock_model
+from kokoro_stacks.settings.bedrock_model import DEFAULT_MODEL_ID, BedrockModel, parse_bedrock_model
 
 HAIKU = "anthropic.claude-haiku-4-5-20251001-v1:0"
 

@@ -10,8 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kokoro_stacks.instance_types import _botocore_enum, instance_type_problem, known_instance_types
-from kokoro_stacks.settings import CONTEXT_KEYS, DeploySettings, SettingsError, check_known_keys, parse_settings
+from kokoro_stacks.settings.deploy_settings import (
+    CONTEXT_KEYS,
+    DeploySettings,
+    SettingsError,
+    check_known_keys,
+    parse_settings,
+)
+from kokoro_stacks.settings.instance_types import _botocore_enum, instance_type_problem, known_instance_types
 
 VALID = [key.name for key in CONTEXT_KEYS]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kokoro_stacks.context_values import Reader, SettingsError
+from kokoro_stacks.settings.context_values import Reader, SettingsError
 
 DEFAULTS = {"name": "fallback", "count": "2", "absent": None}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kokoro_stacks.ecr_image import parse_ecr_image
+from kokoro_stacks.settings.ecr_image import parse_ecr_image
 
 DIGEST = "sha256:" + "0f" * 32
 

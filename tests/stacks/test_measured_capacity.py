@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from stack_synth import synthesize
 
-from kokoro_stacks.measured_capacity import DEFAULT_SESSIONS, MEASURED, measured_sessions
-from kokoro_stacks.settings import parse_settings
+from kokoro_stacks.settings.deploy_settings import parse_settings
+from kokoro_stacks.settings.measured_capacity import DEFAULT_SESSIONS, MEASURED, measured_sessions
 
 
 def test_each_engine_gets_its_measured_capacity_or_the_default() -> None:

@@ -11,9 +11,9 @@ from aws_cdk import aws_iam as iam
 from stack_synth import REPO_ROOT
 
 from kokoro_stacks.deployment import build_app
-from kokoro_stacks.nag import wildcard_action, wildcard_resource
-from kokoro_stacks.project_paths import ProjectPaths
-from kokoro_stacks.settings import parse_settings
+from kokoro_stacks.project import ProjectPaths
+from kokoro_stacks.settings.deploy_settings import parse_settings
+from kokoro_stacks.template_checks import wildcard_action, wildcard_resource
 
 
 def test_findings_are_named_the_way_cdk_nag_names_them():

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from kokoro_stacks.bedrock_model import BedrockModel
-from kokoro_stacks.settings import CONTEXT_DEFAULTS, CONTEXT_KEYS, DeploySettings, SettingsError, parse_settings
+from kokoro_stacks.settings.bedrock_model import BedrockModel
+from kokoro_stacks.settings.deploy_settings import (
+    CONTEXT_DEFAULTS,
+    CONTEXT_KEYS,
+    DeploySettings,
+    SettingsError,
+    parse_settings,
+)
 
 AGENT_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/agent:v1"
 

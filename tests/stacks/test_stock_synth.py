@@ -98,7 +98,7 @@ def test_stock_synth_with_no_arguments_writes_both_templates_without_a_node_bann
 def test_the_bundle_is_arm64_cp312_with_the_agent_and_fits_agentcore(stock, tmp_path: Path):
     bundle = code_bundle(stock[1])
     assert (bundle / "main.py").is_file() and (bundle / "voice_agent" / "app.py").is_file()
-    assert (bundle / "speech_protocol" / "messages.py").is_file()
+    assert (bundle / "speech_protocol" / "framing.py").is_file()
     assert (bundle / "bedrock_agentcore").is_dir() and (bundle / "strands").is_dir()
     compiled = [p for p in bundle.rglob("*") if p.is_file() and (p.suffix == ".so" or ".so." in p.name)]
     assert compiled, "the agent's dependencies include compiled wheels (pydantic-core, awscrt)"

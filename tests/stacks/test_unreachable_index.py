@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from stack_synth import REPO_ROOT
 
-from kokoro_stacks.package_index import unreachable
+from kokoro_stacks.agent.bundle_pip import unreachable
 
 REFUSED = "http://127.0.0.1:9/simple"  # the discard port: nothing listens, the connection is refused
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kokoro_stacks.volume_encryption import has_local_nvme
+from kokoro_stacks.model.endpoint import has_local_nvme
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,13 @@ from typing import Any
 
 from strands import Agent
 
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
 
 from ..agent_pool import AgentPool, SessionBusy
 from ..events import AgentEvent
-from . import messages
+from .events import ErrorNotice, Ready, TurnStart
 from .history import close_failed_turn, heard_text, record_interrupted, transcript
-from .messages import SESSION_ID_HEADER, BadMessage, Bye, Interrupt, Prompt, parse_client_frame
+from .messages import MAX_AUDIO_FRAME_BYTES, SESSION_ID_HEADER, BadMessage, Bye, Interrupt, Prompt, parse_client_frame
 from .outbox import Outbox
 from .turn import Turn, stream_turn
 
@@ -62,7 +62,7 @@ class Connection:
         self.turns += 1
         turn = Turn(id=f"t{self.turns}")
         self.last = turn
-        await self.outbox.text(messages.event("turn_start", turn=turn.id, prompt=prompt.text))
+        await self.outbox.send(TurnStart(turn.id, prompt.text))
         turn.task = asyncio.create_task(self._run(turn, prompt))
 
     async def _run(self, turn: Turn, prompt: Prompt) -> None:
@@ -71,11 +71,11 @@ class Connection:
                 await stream_turn(turn, self.answer_for(self.agent, prompt), self.outbox)
         except SessionBusy as err:  # another socket or request is answering: not our history to touch
             turn.failed = True
-            await self.outbox.text(messages.error(err.code, err.message, turn.id))
+            await self.outbox.send(ErrorNotice(err.code, err.message, turn.id))
         else:
             if turn.failed:
                 close_failed_turn(self.agent.messages)
-        await self.outbox.text(turn.end_event(turn.text))
+        await self.outbox.send(turn.end_event(turn.text))
         turn.ended = True
 
     async def interrupt(self, message: Interrupt) -> None:
@@ -91,7 +91,7 @@ class Connection:
         heard = heard_text(turn.text, turn.words, message.played_s) if turn.interrupted else turn.text
         if turn.interrupted:
             record_interrupted(self.agent.messages, heard)
-        await self.outbox.text(turn.end_event(heard, message.played_s))
+        await self.outbox.send(turn.end_event(heard, message.played_s))
 
     async def hang_up(self) -> None:
         """The socket is gone: stop the turn; the history keeps what was sent, marked as interrupted."""
@@ -121,15 +121,7 @@ async def converse(websocket: Any, session_id: str | None, agents: AgentPool, an
     outbox = Outbox(websocket)
     talk = Connection(agents, session_id, outbox, answer_for)
     try:
-        await outbox.text(
-            messages.event(
-                "ready",
-                sample_rate=SAMPLE_RATE,
-                session=session_id,
-                max_audio_frame_bytes=messages.MAX_AUDIO_FRAME_BYTES,
-                history=transcript(talk.agent.messages),
-            )
-        )
+        await outbox.send(Ready(SAMPLE_RATE, session_id, MAX_AUDIO_FRAME_BYTES, transcript(talk.agent.messages)))
         while True:
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":
@@ -145,6 +137,6 @@ async def converse(websocket: Any, session_id: str | None, agents: AgentPool, an
                 else:
                     await talk.interrupt(message)
             except BadMessage as err:
-                await outbox.text(messages.error(err.code, err.message))
+                await outbox.send(ErrorNotice(err.code, err.message))
     finally:
         await talk.hang_up()

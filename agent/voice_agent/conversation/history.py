@@ -9,11 +9,11 @@ then keeps only that text for the turn, marked as interrupted, so the next answe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from strands.types.content import ContentBlock, Messages
 
 from ..events import WordSpan
+from .events import HistoryLine
 
 # A second text block after the heard words: the LLM sees the cut; the heard text itself stays verbatim.
 INTERRUPTED_MARK = "[interrupted by the listener here]"
@@ -57,12 +57,12 @@ def close_failed_turn(messages: Messages) -> None:
         record_interrupted(messages, "")
 
 
-def transcript(messages: Messages) -> list[dict[str, Any]]:
+def transcript(messages: Messages) -> tuple[HistoryLine, ...]:
     """The history as the page shows it: who said what, and which answers were cut off."""
     lines = []
     for message in messages:
         texts = [block["text"] for block in message.get("content", []) if isinstance(block.get("text"), str)]
         interrupted = INTERRUPTED_MARK in texts
         text = "".join(t for t in texts if t != INTERRUPTED_MARK)
-        lines.append({"role": message.get("role"), "text": text, "interrupted": interrupted})
-    return lines
+        lines.append(HistoryLine(message["role"], text, interrupted))
+    return tuple(lines)

@@ -1,4 +1,5 @@
-"""The conversation protocol at ``/ws``: what a client may send, and the events the agent sends back.
+"""The conversation protocol at ``/ws``: what a client may send (the events the agent sends back are
+:mod:`voice_agent.conversation.events`).
 
 Client TEXT frames hold one JSON object each::
 
@@ -14,12 +15,12 @@ docs/decisions/070-conversation-socket.md). Audio frames belong to the turn of t
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from speech_protocol.messages import ProtocolError, loads
+from speech_protocol.errors import ProtocolError
+from speech_protocol.framing import loads
 
 from ..events import AgentError
 from ..request import MAX_PROMPT_CHARS, parse_invocation
@@ -106,13 +107,4 @@ def parse_client_frame(message: dict[str, Any]) -> ClientMessage:
     raise BadMessage("unknown_type", f"unknown message type {str(kind)[:40]!r}; use prompt, interrupt or bye")
 
 
-def event(kind: str, **fields: Any) -> str:
-    """One server event as a TEXT frame."""
-    return json.dumps({"type": kind, **fields}, ensure_ascii=False)
-
-
-def error(code: str, message: str, turn: str | None = None) -> str:
-    return event("error", code=code, message=message, **({"turn": turn} if turn else {}))
-
-
-__all__ = ["MAX_PROMPT_CHARS", "BadMessage", "Bye", "Interrupt", "Prompt", "error", "event", "parse_client_frame"]
+__all__ = ["MAX_PROMPT_CHARS", "BadMessage", "Bye", "Interrupt", "Prompt", "parse_client_frame"]

@@ -1,7 +1,7 @@
 """Everything the agent sends on one conversation socket goes through here, one frame at a time.
 
 Two tasks write to a socket (the connection loop answers messages while a turn streams), so sends are
-serialised. Audio is cut into frames of at most 32 KiB, and a turn's audio passes a gate: once the
+serialised. Events are encoded here, by :func:`~voice_agent.conversation.events.to_frame`. Audio is cut into frames of at most 32 KiB, and a turn's audio passes a gate: once the
 listener interrupts, the gate closes before the turn's task is even cancelled, so not one more audio
 frame of that turn leaves the agent.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from speech_protocol.messages import SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_WIDTH
 
+from .events import ConversationEvent, to_frame
 from .messages import MAX_AUDIO_FRAME_BYTES
 
 # Whole samples per frame, so a client may decode each frame on its own.
@@ -34,9 +35,9 @@ class Outbox:
         self._websocket = websocket
         self._lock = asyncio.Lock()
 
-    async def text(self, frame: str) -> None:
+    async def send(self, event: ConversationEvent) -> None:
         async with self._lock:
-            await self._websocket.send_text(frame)
+            await self._websocket.send_text(to_frame(event))
 
     async def audio(self, pcm: bytes, gate: AudioGate) -> int:
         """Send ``pcm`` in frames while ``gate`` is open; returns the bytes that were sent."""

@@ -12,10 +12,10 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
 
 from ..events import AgentEvent, AudioChunk, ErrorEvent, SpokenWords, Summary, TextDelta, WordSpan
-from . import messages
+from .events import ErrorNotice, TurnEnd, TurnText, TurnWords
 from .outbox import AudioGate, Outbox
 
 # The words of a piece follow its audio (the model server sends them once the piece's last chunk is
@@ -70,20 +70,18 @@ class Turn:
             await asyncio.wait({arrival, self.task}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
             arrival.cancel()
 
-    def end_event(self, heard: str, played_s: float | None = None) -> str:
+    def end_event(self, heard: str, played_s: float | None = None) -> TurnEnd:
         """``turn_end``: ``heard_text`` is what the listener heard (all of it unless interrupted)."""
-        timings = {"ttfa_s": self.first_audio_s, "total_s": round(time.monotonic() - self.started, 3)}
-        if self.summary is not None:
-            timings["llm_s"] = self.summary.llm_s
-        return messages.event(
-            "turn_end",
+        return TurnEnd(
             turn=self.id,
             interrupted=self.interrupted,
             heard_text=heard,
             text=self.text,
             audio_s=self.audio_s,
             played_s=played_s,
-            **timings,
+            ttfa_s=self.first_audio_s,
+            total_s=round(time.monotonic() - self.started, 3),
+            llm_s=None if self.summary is None else self.summary.llm_s,
         )
 
 
@@ -93,7 +91,7 @@ async def stream_turn(turn: Turn, answer: AsyncIterator[AgentEvent], outbox: Out
         async for item in answer:
             if isinstance(item, TextDelta):
                 turn.text += item.text
-                await outbox.text(messages.event("text", turn=turn.id, text=item.text))
+                await outbox.send(TurnText(turn.id, item.text))
             elif isinstance(item, AudioChunk):
                 if turn.first_audio_s is None:
                     turn.first_audio_s = round(time.monotonic() - turn.started, 4)
@@ -106,11 +104,10 @@ async def stream_turn(turn: Turn, answer: AsyncIterator[AgentEvent], outbox: Out
                 turn.words.extend(item.words)
                 turn.worded.add(item.id)
                 turn.words_arrived.set()
-                spans = [{"text": w.text, "start_s": w.start_s, "end_s": w.end_s} for w in item.words]
-                await outbox.text(messages.event("words", turn=turn.id, words=spans))
+                await outbox.send(TurnWords(turn.id, item.words))
             elif isinstance(item, ErrorEvent):
                 turn.failed = True
-                await outbox.text(messages.error(item.code, item.message, turn.id))
+                await outbox.send(ErrorNotice(item.code, item.message, turn.id))
             elif isinstance(item, Summary):
                 turn.summary = item
     finally:

@@ -24,7 +24,7 @@ from kokoro_server import assets as model_assets
 from kokoro_server.engine.batch import BatchRow, token_bucket
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.settings import offline_environment
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
 
 from ..errors import BenchError
 from ..settings import int_list
@@ -48,7 +48,7 @@ SPEEDS = (1.0, 1.2, 0.9)
 
 def pieces(count: int, assets: model_assets.ModelAssets) -> list[BatchRow]:
     """``count`` rows cycling through the sentences, voices and speeds."""
-    from kokoro_server.engine.phonemes import Phonemizer  # misaki, spaCy, torch: only when the command runs
+    from kokoro_server.text.phonemes import Phonemizer  # misaki, spaCy, torch: only when the command runs
 
     g2p = Phonemizer()
     rows = []

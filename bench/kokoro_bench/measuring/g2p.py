@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kokoro_server.settings import offline_environment
-from speech_protocol.messages import MAX_TEXT_CHARS
+from speech_protocol.client_messages import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
-    from kokoro_server.engine.phonemes import Phonemizer
+    from kokoro_server.text.phonemes import Phonemizer
 
 # One repeating unit per class; a text of the class is the unit repeated to the wanted length.
 TOKEN_CLASSES = {
@@ -63,7 +63,7 @@ def worst(entries: list[dict]) -> dict:
 
 
 def measure(budget_s: float, after_chars: int, say) -> dict:
-    from kokoro_server.engine.phonemes import Phonemizer, UnreadableText  # misaki, spaCy, torch: only when run
+    from kokoro_server.text.phonemes import Phonemizer, UnreadableText  # misaki, spaCy, torch: only when run
 
     raw, guarded = Phonemizer(bounded=False), Phonemizer()
     for g2p in (raw, guarded):

@@ -32,8 +32,9 @@ import websockets
 
 from kokoro_processes.servers import free_port, ready_process
 from kokoro_server.assets import REPO_ASSETS
-from speech_protocol.messages import Audio, End, Error, StreamDecoder, Synthesize, encode_client_message
-from speech_protocol.websocket import session_url
+from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.server_events import Audio, End, Error, StreamDecoder
+from speech_protocol.transports.websocket import session_url
 
 from ..paths import REPO
 from ..texts import HOSTILE_CODE, HOSTILE_URL

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from speech_protocol.pace import WORD, PaceError, SpeechModel, Timing
-from voice_agent.cuts import natural_cut_after
+from speech_protocol.pieces.cuts import natural_cut_after
 
 from ..errors import BenchError
 from ..stats import median

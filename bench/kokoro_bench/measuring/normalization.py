@@ -1,6 +1,6 @@
 """``python -m kokoro_bench normalization``: what the speech normalizer costs before the first audio.
 
-The normalizer runs on the hot path (in ``Synthesizer.plan``, before G2P), so its cost is measured per
+The normalizer runs on the hot path (in ``kokoro_server.text.reading.Reading``, before G2P), so its cost is measured per
 sentence next to G2P's on the same sentences: the normalization test set (numbers, dates, money, ... in
 every sentence) and the benchmark's plain answers split into sentences (medians over ``--repeats``
 runs). Then its cost on hostile inputs of 1,000 and 5,000 characters (the fastest of 5 runs each), which
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kokoro_server.engine.normalize import normalize
 from kokoro_server.settings import offline_environment
+from kokoro_server.text.normalize import normalize
 
 from ..paths import REPO
 from ..texts import TEXTS
 
 if TYPE_CHECKING:
-    from kokoro_server.engine.phonemes import Phonemizer
+    from kokoro_server.text.phonemes import Phonemizer
 
 CASES = REPO / "tests" / "container" / "normalization_cases.json"
 HOSTILE = {"digits": "7", "dashes": "9-", "money": "$1", "dates": "2026-11-30 ", "symbols": "@#/~"}
@@ -56,7 +56,7 @@ def _g2p(phonemizer: Phonemizer, text: str) -> object:
 def measure(repeats: int, with_g2p: bool) -> dict:
     phonemizer = None
     if with_g2p:
-        from kokoro_server.engine.phonemes import Phonemizer  # spaCy loads in seconds: only when asked
+        from kokoro_server.text.phonemes import Phonemizer  # spaCy loads in seconds: only when asked
 
         phonemizer = Phonemizer()
     sets = {}

@@ -30,24 +30,24 @@ import typer
 
 from kokoro_server.encoders import FORMATS, open_encoder
 from kokoro_server.settings import offline_environment
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
+from speech_protocol.voices import DEFAULT_VOICE
 
 from .server import check_ready, model_server
 
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door and online."
-VOICE = "af_heart"
 PIECES = 2  # the two sentences
 # (label, path, body): the requests a round makes, in turn.
 REQUESTS: list[tuple[str, str, dict]] = [
-    ("/invocations pcm", "/invocations", {"text": TEXT, "voice": VOICE, "format": "pcm"}),
+    ("/invocations pcm", "/invocations", {"text": TEXT, "voice": DEFAULT_VOICE, "format": "pcm"}),
     *(
-        (f"/v1/audio/speech {fmt}", "/v1/audio/speech", {"input": TEXT, "voice": VOICE, "response_format": fmt})
+        (f"/v1/audio/speech {fmt}", "/v1/audio/speech", {"input": TEXT, "voice": DEFAULT_VOICE, "response_format": fmt})
         for fmt in ("pcm", "mp3", "opus", "aac", "flac")
     ),
     (
         "/v1/audio/speech pcm sse",
         "/v1/audio/speech",
-        {"input": TEXT, "voice": VOICE, "response_format": "pcm", "stream_format": "sse"},
+        {"input": TEXT, "voice": DEFAULT_VOICE, "response_format": "pcm", "stream_format": "sse"},
     ),
 ]
 
@@ -86,7 +86,7 @@ def time_to_first_byte(url: str, repeats: int, say: Callable[[str], None]) -> di
 
 def speech_pieces(url: str) -> list[np.ndarray]:
     """The server's audio for ``TEXT`` in ``PIECES`` pieces (about one per clause, as the server cuts)."""
-    body = {"text": TEXT, "voice": VOICE, "format": "pcm"}
+    body = {"text": TEXT, "voice": DEFAULT_VOICE, "format": "pcm"}
     r = httpx.post(f"{url}/invocations", json=body, timeout=300)
     r.raise_for_status()
     audio = np.frombuffer(r.content, dtype="<i2").astype(np.float32) / 32767.0

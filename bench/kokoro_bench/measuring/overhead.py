@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kokoro_server.assets import AssetError, resolve
+from kokoro_server.environment import ServerEnvironment
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.settings import ServerSettings
-from speech_protocol.messages import Audio, End
-from speech_protocol.transport import TtsError
+from kokoro_server.whole_text import plan
+from speech_protocol.environment import from_env
+from speech_protocol.errors import TtsError
+from speech_protocol.server_events import Audio, End
+from speech_protocol.transports.websocket import WebSocketConnector
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector
 
 from ..errors import BenchError
 from ..stats import median_of
@@ -85,19 +88,14 @@ async def measure_overhead(
     )
 
 
-# The server's path variables (kokoro_server.cli): the server the benchmark starts inherits them, and the
-# in-process engine must load the same files.
-_PATH_VARIABLES = {
-    "onnx_model": "KOKORO_ONNX_MODEL",
-    "torch_model": "KOKORO_TORCH_MODEL",
-    "voices_dir": "KOKORO_VOICES_DIR",
-    "config": "KOKORO_CONFIG",
-    "assets_dir": "KOKORO_ASSETS_DIR",
-}
+# The server's path variables (KOKORO_ONNX_MODEL, ...): the server the benchmark starts inherits them, and
+# the in-process engine must load the same files.
+_PATH_FIELDS = ("onnx_model", "torch_model", "voices_dir", "config", "assets_dir")
 
 
 def _server_paths() -> dict[str, Path]:
-    return {arg: Path(os.environ[var]) for arg, var in _PATH_VARIABLES.items() if os.environ.get(var)}
+    found = from_env(ServerEnvironment, os.environ)
+    return {name: found[name] for name in _PATH_FIELDS if name in found}
 
 
 async def load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
@@ -116,11 +114,11 @@ async def load_engine(engine: str, device: str, voice: str) -> SpeechRuntime:
 
 
 def _engine_first_audio(runtime: SpeechRuntime, piece: str, voice: str) -> float:
-    synth = runtime.synthesizer
-    if synth is None:
+    synth, pool = runtime.synthesizer, runtime.g2p_pool
+    if synth is None or pool is None:
         raise BenchError("the in-process engine is not loaded")
     start = time.perf_counter()
-    chunks = synth.plan(piece, voice, 1.0)
+    chunks = plan(synth, pool.read, piece, voice)
     synth.render(chunks[0])
     return time.perf_counter() - start
 

@@ -22,13 +22,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kokoro_server.audio import speech_bounds
-from speech_protocol.messages import SAMPLE_RATE
+from kokoro_server.whole_text import plan
+from speech_protocol.framing import SAMPLE_RATE
+from speech_protocol.voices import DEFAULT_VOICE
 
 from ..errors import BenchError
 from .process_stats import load_average
 
 if TYPE_CHECKING:
     from kokoro_server.engine.synthesizer import Synthesizer
+    from kokoro_server.text.phonemes import ReadSlice
 
 # As the agent cuts them: a one-word reply, an eager first piece, a sentence, a long sentence.
 PIECES = (
@@ -39,22 +42,22 @@ PIECES = (
 )
 
 
-def render_once(synth: Synthesizer, text: str, voice: str) -> tuple[float, int, int]:
+def render_once(synth: Synthesizer, read: ReadSlice, text: str, voice: str) -> tuple[float, int, int]:
     """(render seconds, decoded samples, heard samples) of one piece: every chunk of its plan."""
     start = time.perf_counter()
     decoded = heard = 0
-    for chunk in synth.plan(text, voice, 1.0):
-        out = synth.backend.infer(chunk.phonemes, chunk.style.vector_for(len(chunk.phonemes)), chunk.speed)
+    for chunk in plan(synth, read, text, voice):
+        out = synth.backend.infer(chunk.phonemes, synth.style(chunk), chunk.speed)
         first, stop = speech_bounds(out.audio)
         decoded += len(out.audio)
         heard += stop - first
     return time.perf_counter() - start, decoded, heard
 
 
-def measure(synth: Synthesizer, voice: str, repeats: int) -> list[dict[str, Any]]:
+def measure(synth: Synthesizer, read: ReadSlice, voice: str, repeats: int) -> list[dict[str, Any]]:
     rows = []
     for text in PIECES:
-        runs = [render_once(synth, text, voice) for _ in range(repeats)]
+        runs = [render_once(synth, read, text, voice) for _ in range(repeats)]
         render_s = statistics.median(r[0] for r in runs)
         _, decoded, heard = runs[-1]  # the model is deterministic: the same samples every run
         rows.append(
@@ -79,10 +82,10 @@ def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
 
     runtime = asyncio.run(load_engine(engine, "cpu", voice))
     try:
-        if runtime.synthesizer is None:
+        if runtime.synthesizer is None or runtime.g2p_pool is None:
             raise BenchError("the in-process engine is not loaded")
         start_load = load_average()
-        rows = measure(runtime.synthesizer, voice, repeats)
+        rows = measure(runtime.synthesizer, runtime.g2p_pool.read, voice, repeats)
     finally:
         runtime.close()
     return {
@@ -99,7 +102,7 @@ def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
 
 def pieces(
     engine: Annotated[str, typer.Option(help="onnx or torch.")] = "onnx",
-    voice: Annotated[str, typer.Option(help="Kokoro voice.")] = "af_heart",
+    voice: Annotated[str, typer.Option(help="Kokoro voice.")] = DEFAULT_VOICE,
     repeats: Annotated[int, typer.Option(min=1, help="Renders of each piece (medians).")] = 5,
     json_path: Annotated[
         Path | None,

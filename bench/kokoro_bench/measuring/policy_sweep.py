@@ -24,8 +24,8 @@ from typing import Annotated
 import typer
 
 from speech_protocol.pace import PIECE_OVERHEAD_S, SpeechModel, word_count
-from voice_agent.first_piece import SegmentPolicy, adaptive_policy
-from voice_agent.segmenter import Segmenter
+from speech_protocol.pieces.first_piece import SegmentPolicy, adaptive_policy
+from speech_protocol.pieces.segmenter import Segmenter
 
 from ..errors import BenchError
 from ..texts import TEXTS

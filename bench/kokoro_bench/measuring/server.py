@@ -15,11 +15,11 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from kokoro_processes.errors import ServerFailed
 from kokoro_processes.servers import model_server_process
-from speech_protocol.messages import Ready, StreamDecoder
-from speech_protocol.readiness import status as http_status
-from speech_protocol.transport import TtsError, TtsServerError
+from speech_protocol.errors import TtsError, TtsServerError
+from speech_protocol.http.readiness import status as http_status
+from speech_protocol.server_events import Ready, StreamDecoder
+from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector, session_url
 
 from ..errors import BenchError
 

@@ -21,19 +21,10 @@ from dataclasses import dataclass, field
 
 import websockets
 
-from speech_protocol.messages import (
-    SERVER_BUSY,
-    Audio,
-    Cancel,
-    End,
-    Error,
-    ServerEvent,
-    Start,
-    StreamDecoder,
-    Synthesize,
-    encode_client_message,
-)
-from speech_protocol.websocket import session_url
+from speech_protocol.client_messages import Cancel, Synthesize, encode_client_message
+from speech_protocol.errors import SERVER_BUSY
+from speech_protocol.server_events import Audio, End, Error, ServerEvent, Start, StreamDecoder
+from speech_protocol.transports.websocket import session_url
 
 from ..errors import BenchError
 from .process_stats import Sample, sample, slope_per_minute

@@ -21,13 +21,13 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
-from speech_protocol.messages import Audio, End
-from speech_protocol.transport import TtsError
+from speech_protocol.errors import TtsError
+from speech_protocol.pieces.segmenter import Segmenter, SegmentPolicy
+from speech_protocol.server_events import Audio, End
+from speech_protocol.transports.websocket import WebSocketConnector
 from speech_protocol.tts_session import TtsSession
-from speech_protocol.websocket import WebSocketConnector
 from voice_agent.events import AudioChunk, ErrorEvent, PieceSent
 from voice_agent.pipeline import VoiceChoice, speak_answer
-from voice_agent.segmenter import Segmenter, SegmentPolicy
 from voice_agent.settings import LlmSettings
 
 from ..errors import BenchError

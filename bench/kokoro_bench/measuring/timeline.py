@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kokoro_server.audio import SILENCE_DBFS, first_audible_sample
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
 
 from ..errors import BenchError
 

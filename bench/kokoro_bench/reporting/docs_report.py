@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from kokoro_stacks.measured_capacity import MEASURED
+from kokoro_stacks.settings.measured_capacity import MEASURED
 
 from ..measuring.concurrency import ConcurrencyResult
 from ..measuring.policy_sweep import markdown
@@ -63,7 +63,7 @@ def capacity_of(data: dict) -> dict:
 
 
 def updated_capacity(current: dict, data: dict) -> dict:
-    """``stacks/kokoro_stacks/data/measured_capacity.json`` with this run's engine entry replaced (others kept)."""
+    """``stacks/kokoro_stacks/settings/data/measured_capacity.json`` with this run's engine entry replaced (others kept)."""
     m, cap = data["meta"], capacity_of(data)
     sessions, criterion = cap["sessions"], "zero stall and first audio p95 < 1 s"
     if sessions is None:

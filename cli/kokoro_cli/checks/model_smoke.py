@@ -16,8 +16,8 @@ from kokoro_cli.checks.session_check import speak_once
 from kokoro_cli.checks.smoke_report import SMOKE_TEXT, CheckResult, Outcome, SmokeReport, judge_pcm
 from kokoro_cli.common.aws_api import EndpointRuntime
 from kokoro_cli.common.errors import CliError, UsageError
-from speech_protocol.urls import ServerUrlError, server_urls
-from speech_protocol.websocket import WebSocketConnector
+from speech_protocol.http.urls import ServerUrlError, server_urls
+from speech_protocol.transports.websocket import WebSocketConnector
 
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # ~170 s of PCM16: far beyond one sentence
 

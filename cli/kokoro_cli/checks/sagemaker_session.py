@@ -1,6 +1,6 @@
 """The session check against a deployed endpoint, over SageMaker's bidirectional stream.
 
-The stream is opened with the agent's transport (``voice_agent.tts_client.sagemaker``: CRT transport,
+The stream is opened with the agent's transport (``speech_protocol.transports.sagemaker``: CRT transport,
 the ``:8443`` endpoint, fresh boto3 credentials), but the messages go out with the SDK's default data
 type, BINARY, as any SDK user would send them (the agent itself sends UTF8).
 
@@ -22,7 +22,7 @@ from typing import Any
 from kokoro_cli.checks.session_check import speak_once
 from kokoro_cli.checks.smoke_report import SMOKE_TEXT, CheckResult, Outcome
 from kokoro_cli.common import agent_python
-from voice_agent.tts_client.sagemaker import SageMakerConnector
+from speech_protocol.transports.sagemaker import SageMakerConnector
 
 CHECK_TIMEOUT_S = 180.0
 

@@ -12,15 +12,10 @@ import asyncio
 import time
 
 from kokoro_cli.checks.smoke_report import CheckResult, Outcome, judge_pcm
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH, Audio, End
-from speech_protocol.transport import (
-    Connector,
-    TtsProtocolError,
-    TtsServerError,
-    TtsSessionClosed,
-    TtsTimeout,
-    TtsUnreachable,
-)
+from speech_protocol.errors import TtsProtocolError, TtsServerError, TtsSessionClosed, TtsTimeout, TtsUnreachable
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.server_events import Audio, End
+from speech_protocol.transports.part_stream import Connector
 from speech_protocol.tts_session import TtsSession
 
 SMOKE_ID = "smoke"
@@ -41,7 +36,7 @@ async def speak_once(
     connector: Connector, text: str, voice: str | None, name: str = "session", timeout_s: float = 60.0
 ) -> CheckResult:
     """Send one synthesize message and a close, each as a BINARY frame; pass on its whole audio.
-    Raises :class:`~speech_protocol.transport.TtsTransportUnavailable` where the transport cannot run."""
+    Raises :class:`~speech_protocol.errors.TtsTransportUnavailable` where the transport cannot run."""
     started = time.monotonic()
     pcm = bytearray()
     limit = int(MAX_AUDIO_S * SAMPLE_RATE * SAMPLE_WIDTH)

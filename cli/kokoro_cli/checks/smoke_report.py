@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from kokoro_cli.common.errors import VerifyFailed
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:  # the session check imports this module in .venv312, which has no typer (the console's)
     from kokoro_cli.common.console import Console

@@ -2,7 +2,7 @@
 
 The CLIs only ever run the project's pinned CDK CLI (``node_modules/.bin/cdk``, installed by
 ``setup.sh``), from the project root where ``cdk.json`` names the app. Every option a user gives becomes
-``-c key=value`` context that ``stacks/kokoro_stacks/settings.py`` parses; nothing else reaches the app.
+``-c key=value`` context that ``stacks/kokoro_stacks/settings/deploy_settings.py`` parses; nothing else reaches the app.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kokoro_stacks.project_node import PROJECT_NODE
+from kokoro_stacks.project import PROJECT_NODE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 PINNED_CDK = PROJECT_ROOT / "node_modules" / ".bin" / "cdk"

@@ -1,7 +1,7 @@
 """The flags both CLIs share, declared once; each context flag's help and default come from the stacks.
 
 Every context option defaults to ``None`` so that only what the user typed becomes ``-c key=value``:
-the stacks own the defaults (``kokoro_stacks.settings.CONTEXT_KEYS``) and the help text shows them.
+the stacks own the defaults (``kokoro_stacks.settings.deploy_settings.CONTEXT_KEYS``) and the help text shows them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from kokoro_cli.deploy.cdk_command import PINNED_CDK
-from kokoro_stacks.settings import CONTEXT_KEYS
+from kokoro_stacks.settings.deploy_settings import CONTEXT_KEYS
 
 _KEYS = {key.name: key for key in CONTEXT_KEYS}
 SETTINGS_PANEL = "Deployment settings (become CDK context)"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kokoro_cli.common.aws_api import AwsApi, Identity
 from kokoro_cli.common.errors import CliError, PrerequisiteMissing
-from kokoro_stacks.project_node import PROJECT_NODE
+from kokoro_stacks.project import PROJECT_NODE
 
 BOOTSTRAP_STACK = "CDKToolkit"
 USABLE_STACK_STATES = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE"}

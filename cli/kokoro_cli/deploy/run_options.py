@@ -1,7 +1,7 @@
 """One frozen object per invocation: the user's context, its validated settings and how to run.
 
 Built once in each CLI's callback, before anything slow: a bad value stops the run here with exit code 2
-and the option's name, using the stacks' own validation (``kokoro_stacks.settings.parse_settings``), so the CLI
+and the option's name, using the stacks' own validation (``kokoro_stacks.settings.deploy_settings.parse_settings``), so the CLI
 and ``cdk synth`` can never disagree about what is valid.
 """
 
@@ -16,7 +16,7 @@ from kokoro_cli.common.aws_api import env_region
 from kokoro_cli.common.errors import UsageError
 from kokoro_cli.deploy.cdk_command import CdkTarget
 from kokoro_cli.deploy.flags import flag_for
-from kokoro_stacks.settings import DeploySettings, SettingsError, parse_settings
+from kokoro_stacks.settings.deploy_settings import DeploySettings, SettingsError, parse_settings
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from kokoro_cli.common.errors import PrerequisiteMissing, UsageError
 from kokoro_cli.deploy import deploy_steps
 from kokoro_cli.local.web_page import ConnectUrl, Presigner, new_token, page_app, runtime_connect_url
 from kokoro_cli.typer_app import command_state
-from kokoro_stacks.context_values import runtime_arn_problem
-from speech_protocol.browser_access import LOOPBACK_NAMES
+from kokoro_stacks.settings.context_values import runtime_arn_problem
+from speech_protocol.http.browser_access import LOOPBACK_NAMES
 
 DEFAULT_WEB_PORT = 8000
 WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]

@@ -1,7 +1,8 @@
 """The caller's side of the agent's event stream: one answer recorded as audio, text and timings.
 
 Used by ``deploy-agent local`` and ``deploy-agent invoke`` (and usable by any client; it lives with the
-CLI so the agent's bundle does not carry it): SSE lines in, an :class:`AnswerRecording` out, written as
+CLI so the agent's bundle does not carry it): the agent's events (decoded by
+:func:`voice_agent.events.read_stream`) in, an :class:`AnswerRecording` out, written as
 ``answer.wav`` + ``report.json``. ``ttfa_s`` is measured here, from the moment the request was sent to
 the first audio byte received: what a listener waits.
 """
@@ -11,24 +12,12 @@ from __future__ import annotations
 import json
 import time
 import wave
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from speech_protocol.messages import SAMPLE_RATE, SAMPLE_WIDTH
-from voice_agent.events import (
-    AgentEvent,
-    AudioChunk,
-    ErrorEvent,
-    EventDecodeError,
-    PieceDone,
-    PieceSent,
-    Summary,
-    TextDelta,
-    from_wire,
-)
-
-MAX_ANSWER_BYTES = 64 * 1024 * 1024  # ~20 minutes of base64 audio: far beyond one spoken answer
+from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
+from voice_agent.events import AgentEvent, AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta, to_wire
 
 
 @dataclass
@@ -66,38 +55,9 @@ class AnswerRecording:
             "text": self.text,
             "sample_rate": self.sample_rate,
             "pieces": [asdict(piece) for piece in self.pieces.values()],
-            "agent": asdict(self.summary) if self.summary else None,
-            "error": asdict(self.error) if self.error else None,
+            "agent": to_wire(self.summary) if self.summary else None,
+            "error": to_wire(self.error) if self.error else None,
         }
-
-
-def _decode(data: str) -> AgentEvent:
-    try:
-        obj = json.loads(data)
-    except json.JSONDecodeError as err:
-        return ErrorEvent("bad_event", f"not JSON: {err.msg}")
-    try:
-        return from_wire(obj)
-    except EventDecodeError as err:
-        # BedrockAgentCoreApp reports an exception escaping a handler as {"error": ..., "error_type": ...}.
-        detail = obj.get("error") if isinstance(obj, dict) else None
-        return ErrorEvent("agent_failed", str(detail)[:300]) if detail else ErrorEvent("bad_event", str(err))
-
-
-def events_from_sse(lines: Iterable[str | bytes]) -> Iterator[AgentEvent]:
-    """Decode ``data:`` lines; an undecodable one becomes an error event, which ends the stream."""
-    size = 0
-    for raw in lines:
-        line = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-        size += len(line)
-        if size > MAX_ANSWER_BYTES:
-            yield ErrorEvent("answer_too_large", f"the answer stream passed {MAX_ANSWER_BYTES} bytes")
-            return
-        if line.startswith("data:"):
-            event = _decode(line[5:])
-            yield event
-            if isinstance(event, ErrorEvent):
-                return
 
 
 def record_answer(

@@ -8,7 +8,7 @@ import time
 
 from kokoro_cli.common.errors import CommandFailed, PrerequisiteMissing
 from kokoro_processes.servers import model_failed
-from speech_protocol.readiness import ServerGone, ServerNotReady, status, wait_ready
+from speech_protocol.http.readiness import ServerGone, ServerNotReady, status, wait_ready
 
 ANSWER_S = 30.0  # a server started in the background a moment ago binds its port within seconds
 LOADING_S = 600.0  # a server that answers "loading" is waited for: a busy machine's first load takes minutes

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from speech_protocol.browser_access import LOOPBACK_NAMES, BrowserAccess, BrowserGuard
+from speech_protocol.http.browser_access import LOOPBACK_NAMES, BrowserAccess, BrowserGuard
 from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 PAGE_DIR = Path(__file__).with_name("web")

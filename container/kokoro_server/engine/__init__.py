@@ -1,4 +1,5 @@
-"""The synthesis engine: text to 24 kHz audio through one of two interchangeable backends.
+"""The synthesis engine: a text's chunks (:mod:`kokoro_server.text`) to 24 kHz audio through one of two
+interchangeable backends.
 
 ``onnx`` (onnxruntime, the CPU default) and ``torch`` (kokoro's KModel, CUDA in the GPU image) implement
 :class:`~kokoro_server.engine.backend.Backend`; each imports its heavy library in its own module only, and

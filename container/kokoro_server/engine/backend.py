@@ -18,7 +18,6 @@ from typing import Protocol
 
 import numpy as np
 
-MAX_PHONEMES = 510  # Kokoro's context is 512 tokens including the two pad tokens
 FRAME_SAMPLES = 600  # one predicted duration frame: 25 ms at 24 kHz (the decoder's total upsampling)
 
 
@@ -90,6 +89,6 @@ class Backend(Protocol):
     name: str
 
     def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
-        """Speak ``phonemes`` (at most 510) with ``style`` (float32 ``[1, 256]``); raises
+        """Speak ``phonemes`` (at most 510: kokoro_server.text.chunks.MAX_PHONEMES) with ``style`` (float32 ``[1, 256]``); raises
         :class:`RenderCancelled` once ``cancel`` is cancelled, as soon as the runtime can stop."""
         ...

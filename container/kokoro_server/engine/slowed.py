@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from kokoro_server.engine.backend import Backend, CancelToken, Inference
-from speech_protocol.messages import SAMPLE_RATE
+from speech_protocol.framing import SAMPLE_RATE
 
 MAX_SIMULATED_RTF = 10.0
 

@@ -3,7 +3,7 @@
 A voice is a float32 ``[510, 1, 256]`` table: one style vector per phoneme count (Kokoro uses row
 ``len(phonemes) - 1``). A blend is written like Kokoro-FastAPI's: ``af_heart(2)+af_bella(1)`` is the
 weighted mean of the two tables; ``af_heart+af_bella`` weighs them equally. The first voice's name
-prefix picks the language (``a``: American, ``b``: British English).
+prefix picks the language G2P reads the text in (:func:`kokoro_server.text.phonemes.language_of`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.phonemes import LANGUAGES
+from kokoro_server.refusals import Refusal
+from kokoro_server.text.phonemes import LANGUAGES
 
 _TERM = re.compile(r"^\s*([a-z]{2}_[a-z0-9_]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
 MAX_BLEND = 8
@@ -24,16 +25,17 @@ MAX_BLEND = 8
 MIN_WEIGHT, MAX_WEIGHT = 1e-3, 1e3
 
 
-class UnknownVoice(ValueError):
+class UnknownVoice(Refusal):
     """The voice (or blend) names something this server does not have, or is malformed."""
+
+    status, code = 400, "unknown_voice"
 
 
 @dataclass(frozen=True)
 class VoiceStyle:
-    """A voice (or blend) as the model sees it: one style vector per phoneme count, and its language."""
+    """A voice (or blend) as the model sees it: one style vector per phoneme count."""
 
     table: np.ndarray  # float32 [510, 1, 256]
-    lang: str
 
     def vector_for(self, phoneme_count: int) -> np.ndarray:
         row = min(max(phoneme_count, 1), len(self.table)) - 1
@@ -87,4 +89,4 @@ class VoiceBank:
         table = np.tensordot(w, np.stack(tables), axes=1).astype(np.float32)
         if not np.isfinite(table).all():  # never speak a broken style: it comes out as silence
             raise UnknownVoice(f"the blend {spec[:80]!r} does not give a usable voice")
-        return VoiceStyle(table=table, lang=terms[0].strip()[0])
+        return VoiceStyle(table=table)

@@ -15,7 +15,7 @@ from typing import Any
 
 from kokoro_server.encoders import FORMATS
 from kokoro_server.openai_api.voices import kokoro_voice
-from speech_protocol.messages import ProtocolError
+from speech_protocol.errors import ProtocolError
 
 MAX_INPUT_CHARS = 4096
 MIN_SPEED, MAX_SPEED = 0.25, 4.0

@@ -12,9 +12,10 @@ import argparse
 import asyncio
 import time
 
-from speech_protocol.messages import Audio
+from speech_protocol.server_events import Audio
+from speech_protocol.transports.sagemaker import SageMakerConnector
 from speech_protocol.tts_session import TtsSession
-from voice_agent.tts_client.sagemaker import SageMakerConnector
+from speech_protocol.voices import DEFAULT_VOICE
 
 PIECES = ("Good evening.", "Your table by the window is ready.")
 
@@ -40,7 +41,7 @@ def main() -> None:
     parser.add_argument("--endpoint", default="kokoro-tts")
     parser.add_argument("--region", default="us-east-1")
     parser.add_argument("--endpoint-url", help="a SageMaker runtime instead of AWS's (the emulator)")
-    parser.add_argument("--voice", default="af_heart")
+    parser.add_argument("--voice", default=DEFAULT_VOICE)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     for _ in range(args.runs):

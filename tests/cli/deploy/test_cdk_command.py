@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from kokoro_cli.deploy import cdk_command
 from kokoro_cli.deploy.cdk_command import CdkTarget
-from kokoro_stacks.project_node import PROJECT_NODE
+from kokoro_stacks.project import PROJECT_NODE
 
 TARGET = CdkTarget(context={"voice": "af_heart", "engine": "onnx"}, region="eu-west-1", cdk_bin="/x/cdk")
 

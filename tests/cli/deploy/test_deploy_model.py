@@ -12,7 +12,7 @@ from aws_env import env_without_aws
 from broken_servers import app_with, serving, text_frames_only
 
 from kokoro_cli.deploy.cdk_command import PINNED_CDK, PROJECT_ROOT
-from kokoro_stacks.project_node import PROJECT_NODE
+from kokoro_stacks.project import PROJECT_NODE
 
 DEPLOY_MODEL = str(Path(sys.executable).parent / "deploy-model")
 IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/kokoro-tts:1"

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from kokoro_cli.common.errors import PrerequisiteMissing, UsageError
 from kokoro_cli.deploy_agent import app
-from kokoro_cli.local.agent_local import LlmChoice, local_settings
+from kokoro_cli.local.local_settings import LlmChoice, local_settings
 from kokoro_cli.local.running_model_server import running_model_server
 from kokoro_processes import children
 from kokoro_processes.servers import agent_server_thread

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from kokoro_cli.common.errors import UsageError
 from kokoro_cli.deploy_agent import app
-from kokoro_cli.local.agent_local import LlmChoice, local_settings
+from kokoro_cli.local.local_settings import LlmChoice, local_settings
 from voice_agent.settings import settings_from_env, settings_to_env
 
 REPLY = "Good evening. Your table by the window is ready"

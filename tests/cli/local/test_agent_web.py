@@ -22,6 +22,7 @@ from kokoro_cli.common.errors import UsageError
 from kokoro_cli.local.agent_web import presigner, region_of
 from kokoro_cli.local.web_page import page_app, runtime_connect_url
 from kokoro_processes.servers import agent_server_thread
+from voice_agent.conversation.events import Ready, TurnEnd, from_frame
 from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 ARN = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/voice_agent-AbCdEf1234"
@@ -127,14 +128,17 @@ async def test_local_web_serves_the_page_and_its_agent_talks(model_server_url: s
         status, body = await handshake(agent, f"/ws?{SESSION_ID_HEADER}={SESSION}", origin="http://evil.example")
         assert (status, refusal_code(body)) == (403, "origin_not_allowed")  # only the page may open it
         async with connect(url, proxy=None, origin=f"http://127.0.0.1:{web_port}") as socket:
-            ready = json.loads(await socket.recv())
-            assert ready["type"] == "ready" and ready["session"] == SESSION
+            ready = from_frame(await socket.recv())
+            assert isinstance(ready, Ready) and ready.session == SESSION
             await socket.send(json.dumps({"type": "prompt", "text": "Hi"}))
-            audio = 0
-            while not isinstance(frame := await asyncio.wait_for(socket.recv(), 60), str) or '"turn_end"' not in frame:
-                audio += len(frame) if isinstance(frame, bytes) else 0
-            end = json.loads(frame)
-        assert end["heard_text"] == "Hello there. Nice to meet you" and end["audio_s"] == pytest.approx(audio / 48_000)
+            audio, end = 0, None
+            while not isinstance(end, TurnEnd):
+                frame = await asyncio.wait_for(socket.recv(), 60)
+                if isinstance(frame, bytes):
+                    audio += len(frame)
+                else:
+                    end = from_frame(frame)
+        assert end.heard_text == "Hello there. Nice to meet you" and end.audio_s == pytest.approx(audio / 48_000)
         assert audio > 24_000  # more than half a second of speech
     finally:
         proc.terminate()

@@ -8,7 +8,7 @@ import pytest
 
 from kokoro_cli.local.web_page import local_connect_url, new_token, page_app
 from kokoro_processes.servers import agent_server_thread
-from speech_protocol.browser_access import LOOPBACK_NAMES
+from speech_protocol.http.browser_access import LOOPBACK_NAMES
 
 SESSION = "0b6f8a52-3c1e-4f7a-9d52-2c2f0e6a9b11"
 AGENT = "http://127.0.0.1:9"  # where /connect points; nothing connects to it here

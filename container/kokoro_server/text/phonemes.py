@@ -1,0 +1,115 @@
+"""Text to phonemes: misaki's G2P, and the bounding of long tokens that keeps it linear.
+
+misaki is Kokoro's own G2P: American (``a``) and British (``b``) English with the espeak-ng fallback for
+words outside its lexicon. Expansion of abbreviations and numbers happens here ("Dr." -> doctor), so the
+text is cut into chunks as a *phoneme* string, where sentence punctuation survives (:mod:`.chunks`).
+
+misaki's cost grows with the square (or worse) of the sub-tokens inside one whitespace-delimited token,
+while the same characters in short tokens are linear. :func:`bound_tokens` therefore breaks long tokens at
+their separators before G2P, so G2P stays linear in the text's length (docs/decisions/040-bounded-g2p.md
+has the figures per token class). The rewrite only adds spaces: no character is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from kokoro_server.refusals import Refusal
+
+if TYPE_CHECKING:  # misaki itself is imported where G2P is built: it pulls in spaCy and torch (2-3 s)
+    from misaki import en
+
+# The G2P languages, by the letter a voice's name starts with ("af_heart": American, "bf_emma": British).
+LANGUAGES = {"a": "American English", "b": "British English"}
+LONG_TOKEN_CHARS = 24  # tokens up to this long go to G2P as written
+LONG_WORD_CHARS = 48  # letters/digits in one piece (the longest English words have ~45)
+LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
+LONG_DIGITS = 15  # longer digit runs are read digit by digit, like an ID (misaki overflows on 10**306)
+_LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN_CHARS + 1},}}")
+_SEPARATORS = re.compile(r"[^\W_]+|[\W_]+")  # alternating runs of letters/digits and of the rest
+# Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 (cutting such a
+# token at a fixed length instead leaves quadratic pieces: docs/decisions/040-bounded-g2p.md).
+_SUBWORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
+_LONG_NUMBER = re.compile(rf"\d{{{LONG_DIGITS + 1},}}")
+
+
+class UnreadableText(Refusal):
+    """G2P could not read the text (a failure inside misaki, not a server fault, but a misaki limit worth
+    knowing about: logged)."""
+
+    status, code, log_level = 400, "bad_text", logging.WARNING
+
+
+class Token(NamedTuple):
+    """What word timing needs of one misaki token (misaki's own ``MToken`` holds spaCy state): small to
+    send between processes."""
+
+    text: str
+    phonemes: str
+    whitespace: str
+
+
+# Reads one slice in one language: a G2P process pool's (the server), or a Phonemizer's own ``read``.
+ReadSlice = Callable[[str, str], list[Token]]
+
+
+def _cut(run: str, size: int) -> str:
+    return " ".join(run[i : i + size] for i in range(0, len(run), size))
+
+
+def _spread(token: str) -> str:
+    """A long token as short pieces: a space after each separator run, over-long runs cut."""
+    pieces: list[str] = []
+    for run in _SEPARATORS.findall(token):
+        if run[0].isalnum():
+            pieces.extend(_cut(word, LONG_WORD_CHARS) for word in _SUBWORDS.findall(run) or [run])
+            continue
+        cuts = _cut(run, LONG_SYMBOLS).split(" ")
+        if pieces:
+            pieces[-1] += cuts.pop(0)  # "a/" stays one piece, so a separator is read with what it follows
+        pieces.extend(cuts)
+    return " ".join(pieces)
+
+
+def bound_tokens(text: str) -> str:
+    """``text`` with every long token broken into short ones and long digit runs spelled out, so G2P
+    time stays linear in the length of the text. Short tokens (nearly all real text) are untouched."""
+    text = _LONG_NUMBER.sub(lambda m: " ".join(m.group()), text)
+    return _LONG_TOKEN.sub(lambda m: _spread(m.group()), text)
+
+
+class Phonemizer:
+    """One misaki G2P per language, built at start-up (spaCy loads in 2-4 s). Not thread-safe."""
+
+    def __init__(self, *, bounded: bool = True) -> None:
+        from misaki import en, espeak  # only here: importing this module (the runtime, the bench's reports) stays light
+
+        self._bound = bound_tokens if bounded else str  # unbounded only to measure the "before" (bench)
+        self._g2p = {
+            lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"), unk="")
+            for lang in LANGUAGES
+        }
+
+    def phonemize(self, text: str, lang: str) -> tuple[str, list[en.MToken]]:
+        """The phoneme string and misaki's tokens (text, phonemes, whitespace), which word timing maps
+        back to the written words; the string is each token's phonemes followed by its whitespace."""
+        try:
+            phonemes, tokens = self._g2p[lang](self._bound(text))
+        except (ArithmeticError, RecursionError, ValueError, IndexError) as exc:
+            raise UnreadableText(
+                f"the text could not be read aloud ({type(exc).__name__}); rewrite numbers and symbols in it as words"
+            ) from exc
+        return phonemes, tokens
+
+    def read(self, text: str, lang: str) -> list[Token]:
+        """:meth:`phonemize`'s tokens, as :class:`Token` (what one slice's reading sends back)."""
+        _phonemes, tokens = self.phonemize(text, lang)
+        return [Token(t.text, t.phonemes or "", t.whitespace) for t in tokens]
+
+
+def language_of(voice: str) -> str:
+    """The G2P language a voice (or blend) is read in: its first voice's first letter (``a``, ``b``)."""
+    return voice.strip()[:1]

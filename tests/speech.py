@@ -47,7 +47,8 @@ def _normalizer() -> EnglishTextNormalizer:
     return EnglishTextNormalizer()
 
 
-def _resample(audio: np.ndarray, rate: int) -> np.ndarray:
+def resample(audio: np.ndarray, rate: int) -> np.ndarray:
+    """Float audio at ``rate`` as the recognizer's 16 kHz (linear interpolation)."""
     if rate == WHISPER_RATE or audio.size == 0:
         return audio
     duration = audio.size / rate
@@ -59,7 +60,7 @@ def transcribe(pcm16: bytes, sample_rate: int) -> str:
     """The words heard in mono PCM16 little-endian audio at ``sample_rate``."""
     audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
     segments, _ = _model().transcribe(
-        _resample(audio, sample_rate), language="en", beam_size=5, condition_on_previous_text=False
+        resample(audio, sample_rate), language="en", beam_size=5, condition_on_previous_text=False
     )
     return " ".join(segment.text.strip() for segment in segments).strip()
 

@@ -131,3 +131,18 @@ def test_requirements_are_pinned_and_torch_free():
     reqs = [line for line in lines if line]
     assert reqs and all("==" in r for r in reqs)
     assert not any(r.startswith(("torch", "kokoro==", "misaki[")) for r in reqs)
+
+
+@pytest.mark.parametrize("engine", ["torch", "onnx"])
+def test_every_language_is_installed_and_read_at_build_time(engine: str):
+    """Either image installs the Japanese and Mandarin G2P with the dictionaries in their wheels (unidic-lite,
+    pyopenjtalk-plus; never unidic, whose dictionary is a download) and reads a sentence in every language
+    after the code is in place, so a missing one fails the build."""
+    reqs = {line.split("==")[0] for line in (CONTAINER / "requirements.txt").read_text().splitlines() if "==" in line}
+    assert {"fugashi", "unidic-lite", "pyopenjtalk-plus", "jieba", "pypinyin", "cn2an"} <= reqs and "unidic" not in reqs
+    built = image(engine)
+    copied = next(n for n, i in enumerate(built) if i.keyword == "COPY" and "kokoro_server" in i.arguments)
+    check = next(
+        n for n, i in enumerate(built) if i.keyword == "RUN" and i.arguments == "python -m kokoro_server.text.languages"
+    )
+    assert copied < check

@@ -13,7 +13,7 @@ from kokoro_server.audio import first_audible_sample, to_pcm16, trim_silence
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.slowed import SlowedBackend
 from kokoro_server.engine.synthesizer import Synthesizer
-from kokoro_server.engine.voices import UnknownVoice, VoiceBank
+from kokoro_server.engine.voices import MixedLanguages, UnknownVoice, VoiceBank
 from kokoro_server.text.chunks import MAX_PHONEMES, NothingToSay, chunk_phonemes
 from kokoro_server.text.phonemes import language_of
 from kokoro_server.whole_text import plan, speak, warm_up
@@ -47,11 +47,13 @@ def test_one_enormous_word_is_cut_hard_but_kept():
     assert "".join(chunks) == word and max(map(len, chunks)) <= MAX_PHONEMES
 
 
-def test_voice_bank_lists_english_voices_and_rejects_others(assets):
+def test_voice_bank_lists_every_language_and_rejects_unknown_voices(assets):
     bank = VoiceBank(assets)
-    assert "af_heart" in bank.names and "bm_george" in bank.names
-    assert all(name[0] in "ab" for name in bank.names)
-    for bad in ["zz_none", "jf_alpha", "af_heart(0)", "af_heart(", "+", "af_heart+" * 9 + "af_bella", ""]:
+    assert len(bank.names) == 54 and {"af_heart", "bm_george", "ef_dora", "jf_alpha", "zm_yunxi"} <= set(bank.names)
+    assert bank.languages["hf_alpha"] == "hi" and bank.languages["pf_dora"] == "pt-br"
+    with pytest.raises(MixedLanguages):
+        bank.get("jf_alpha+zf_xiaobei")
+    for bad in ["zz_none", "xf_none", "af_heart(0)", "af_heart(", "+", "af_heart+" * 9 + "af_bella", ""]:
         with pytest.raises(UnknownVoice):
             bank.get(bad)
 

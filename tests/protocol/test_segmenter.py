@@ -548,3 +548,30 @@ def test_only_the_first_piece_is_cut_before_a_function_word() -> None:
     segmenter = Segmenter(SegmentPolicy(first_piece_min_words=2))
     text = "Sure thing. The museum opens at nine in the morning on weekdays."
     assert segmenter.feed(text) + segmenter.flush() == ["Sure thing.", text.removeprefix("Sure thing. ")]
+
+
+# -- other languages' marks ----------------------------------------------------------------------------
+
+
+def test_japanese_and_chinese_sentences_end_at_full_width_marks_with_no_space_after() -> None:
+    assert whole("今日は晴れです。明日は雨でしょう！傘はありますか？", NO_CLAUSE) == [
+        "今日は晴れです。",
+        "明日は雨でしょう！",
+        "傘はありますか？",
+    ]
+    segmenter = Segmenter(NO_CLAUSE)
+    assert segmenter.feed("他说「好的。") == []  # a closing bracket may still come
+    assert segmenter.feed("」我们走吧") == ["他说「好的。」"]  # the next character proves its end
+    assert segmenter.feed("。") == []
+    assert segmenter.flush() == ["我们走吧。"]
+
+
+def test_a_piece_too_long_is_cut_after_a_full_width_comma() -> None:
+    text = "我想预订今晚两个人的桌子，" * 30  # no sentence end in 390 characters
+    pieces = whole(text, NO_CLAUSE)
+    assert "".join(pieces) == text and len(pieces) > 1 and all(p.endswith("，") for p in pieces)
+
+
+def test_spanish_openers_and_the_hindi_danda() -> None:
+    assert whole("¿Cómo estás? ¡Muy bien! Gracias.", NO_CLAUSE) == ["¿Cómo estás?", "¡Muy bien!", "Gracias."]
+    assert whole("नमस्ते। आप कैसे हैं? धन्यवाद।", NO_CLAUSE) == ["नमस्ते।", "आप कैसे हैं?", "धन्यवाद।"]

@@ -3,7 +3,8 @@
 A voice is a float32 ``[510, 1, 256]`` table: one style vector per phoneme count (Kokoro uses row
 ``len(phonemes) - 1``). A blend is written like Kokoro-FastAPI's: ``af_heart(2)+af_bella(1)`` is the
 weighted mean of the two tables; ``af_heart+af_bella`` weighs them equally. The first voice's name
-prefix picks the language G2P reads the text in (:func:`kokoro_server.text.phonemes.language_of`).
+prefix picks the language G2P reads the text in (:func:`kokoro_server.text.phonemes.language_of`), so a
+blend mixes voices of one language only (American and British English count as one).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from kokoro_server.assets import ModelAssets
 from kokoro_server.refusals import Refusal
-from kokoro_server.text.phonemes import LANGUAGES
+from kokoro_server.text.languages import LANGUAGES, Language
 
 _TERM = re.compile(r"^\s*([a-z]{2}_[a-z0-9_]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
 MAX_BLEND = 8
@@ -31,6 +32,12 @@ class UnknownVoice(Refusal):
     status, code = 400, "unknown_voice"
 
 
+class MixedLanguages(UnknownVoice):
+    """A blend of voices of different languages: its text can be read in one language only."""
+
+    status, code = 400, "mixed_languages"
+
+
 @dataclass(frozen=True)
 class VoiceStyle:
     """A voice (or blend) as the model sees it: one style vector per phoneme count."""
@@ -43,17 +50,24 @@ class VoiceStyle:
 
 
 class VoiceBank:
-    """All English voices of an asset set, loaded once; blends are computed and cached on demand."""
+    """All voices of an asset set in Kokoro's languages, loaded once; blends are computed and cached on
+    demand."""
 
     def __init__(self, assets: ModelAssets):
         self._tables = {name: assets.load_voice(name) for name in sorted(assets.voices) if name[0] in LANGUAGES}
         if not self._tables:
-            raise UnknownVoice("the asset set has no English voices (names starting with 'a' or 'b')")
+            letters = ", ".join(repr(letter) for letter in LANGUAGES)
+            raise UnknownVoice(f"the asset set has no voice of Kokoro's languages (names starting with {letters})")
         self._cache: dict[str, VoiceStyle] = {}
 
     @property
     def names(self) -> list[str]:
         return list(self._tables)
+
+    @property
+    def languages(self) -> dict[str, str]:
+        """Each voice's language code ("af_heart": "en-us", "ef_dora": "es")."""
+        return {name: LANGUAGES[name[0]].code for name in self._tables}
 
     def get(self, spec: str) -> VoiceStyle:
         key = spec.strip()
@@ -68,6 +82,7 @@ class VoiceBank:
         if len(terms) > MAX_BLEND:
             raise UnknownVoice(f"a blend may mix at most {MAX_BLEND} voices")
         tables, weights = [], []
+        languages: list[Language] = []
         for term in terms:
             match = _TERM.match(term)
             if not match:
@@ -82,6 +97,12 @@ class VoiceBank:
                 raise UnknownVoice(
                     f"voice weight for {name!r} must be between {MIN_WEIGHT:g} and "
                     f"{MAX_WEIGHT:g}, like af_heart(2)+af_bella(1)"
+                )
+            languages.append(LANGUAGES[name[0]])
+            if languages[-1].family != languages[0].family:
+                raise MixedLanguages(
+                    f"a blend mixes voices of one language: {name!r} is {languages[-1].name}, "
+                    f"the blend's first voice {languages[0].name}"
                 )
             tables.append(self._tables[name])
             weights.append(weight)

@@ -177,12 +177,18 @@ async def models(request: Request) -> Response:
 
 
 async def voices(request: Request) -> Response:
-    """``GET /v1/audio/voices``: every voice this server speaks, OpenAI's names and their Kokoro voices."""
+    """``GET /v1/audio/voices``: every voice this server speaks, OpenAI's names and their Kokoro voices, and
+    each Kokoro voice's language."""
     runtime = runtime_of(request)
     synth = runtime.synthesizer
     if synth is None:
         return openai_error(NotReady("model failed to load" if runtime.load_error else "model is loading"))
-    body = {"voices": [*synth.voices.names, *OPENAI_VOICES], "aliases": OPENAI_VOICES, "default": synth.default_voice}
+    body = {
+        "voices": [*synth.voices.names, *OPENAI_VOICES],
+        "aliases": OPENAI_VOICES,
+        "default": synth.default_voice,
+        "languages": synth.voices.languages,
+    }
     return JSONResponse(body)
 
 

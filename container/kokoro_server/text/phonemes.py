@@ -1,8 +1,7 @@
 """Text to phonemes: misaki's G2P, and the bounding of long tokens that keeps it linear.
 
-misaki is Kokoro's own G2P: American (``a``) and British (``b``) English with the espeak-ng fallback for
-words outside its lexicon. Expansion of abbreviations and numbers happens here ("Dr." -> doctor), so the
-text is cut into chunks as a *phoneme* string, where sentence punctuation survives (:mod:`.chunks`).
+misaki is Kokoro's own G2P, one per language (:mod:`.languages`). The text is cut into chunks as a
+*phoneme* string, where sentence punctuation survives (:mod:`.chunks`).
 
 misaki's cost grows with the square (or worse) of the sub-tokens inside one whitespace-delimited token,
 while the same characters in short tokens are linear. :func:`bound_tokens` therefore breaks long tokens at
@@ -18,12 +17,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from kokoro_server.refusals import Refusal
+from kokoro_server.text.languages import G2P, LANGUAGES, Language, build_g2p, prepared
 
 if TYPE_CHECKING:  # misaki itself is imported where G2P is built: it pulls in spaCy and torch (2-3 s)
     from misaki import en
 
-# The G2P languages, by the letter a voice's name starts with ("af_heart": American, "bf_emma": British).
-LANGUAGES = {"a": "American English", "b": "British English"}
 LONG_TOKEN_CHARS = 24  # tokens up to this long go to G2P as written
 LONG_WORD_CHARS = 48  # letters/digits in one piece (the longest English words have ~45)
 LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
@@ -82,26 +80,37 @@ def bound_tokens(text: str) -> str:
 
 
 class Phonemizer:
-    """One misaki G2P per language, built at start-up (spaCy loads in 2-4 s). Not thread-safe."""
+    """One misaki G2P per language. English is built at once (spaCy loads in 2-4 s, before the first
+    listener); the other languages when first read, each in well under a second
+    (docs/decisions/153-nine-languages.md). Not thread-safe."""
 
     def __init__(self, *, bounded: bool = True) -> None:
-        from misaki import en, espeak  # only here: importing this module (the runtime, the bench's reports) stays light
-
         self._bound = bound_tokens if bounded else str  # unbounded only to measure the "before" (bench)
-        self._g2p = {
-            lang: en.G2P(trf=False, british=lang == "b", fallback=espeak.EspeakFallback(british=lang == "b"), unk="")
-            for lang in LANGUAGES
-        }
+        self._g2p: dict[str, G2P] = {}
+        for lang in LANGUAGES.values():
+            if lang.english:
+                self._g2p_of(lang)
 
-    def phonemize(self, text: str, lang: str) -> tuple[str, list[en.MToken]]:
-        """The phoneme string and misaki's tokens (text, phonemes, whitespace), which word timing maps
-        back to the written words; the string is each token's phonemes followed by its whitespace."""
+    def _g2p_of(self, lang: Language) -> G2P:
+        if lang.letter not in self._g2p:
+            self._g2p[lang.letter] = build_g2p(lang)
+        return self._g2p[lang.letter]
+
+    def phonemize(self, text: str, lang: str) -> tuple[str, list[en.MToken] | list[Token]]:
+        """The phoneme string and the tokens (text, phonemes, whitespace) that word timing maps back to
+        the written words; the string is each token's phonemes followed by its whitespace. English G2P
+        gives misaki's own tokens; the others give a phoneme string, tied to the words here
+        (:func:`word_tokens`)."""
+        language = LANGUAGES[lang]
         try:
-            phonemes, tokens = self._g2p[lang](self._bound(text))
-        except (ArithmeticError, RecursionError, ValueError, IndexError) as exc:
+            phonemes, tokens = self._g2p_of(language)(prepared(self._bound(text), language))
+        except (ArithmeticError, RecursionError, ValueError, IndexError, AssertionError) as exc:
             raise UnreadableText(
                 f"the text could not be read aloud ({type(exc).__name__}); rewrite numbers and symbols in it as words"
             ) from exc
+        if tokens is None:
+            tokens = word_tokens(self._bound(text), phonemes)
+            phonemes = "".join(t.phonemes + t.whitespace for t in tokens)
         return phonemes, tokens
 
     def read(self, text: str, lang: str) -> list[Token]:
@@ -110,6 +119,18 @@ class Phonemizer:
         return [Token(t.text, t.phonemes or "", t.whitespace) for t in tokens]
 
 
+def word_tokens(text: str, phonemes: str) -> list[Token]:
+    """A G2P's phoneme string (no tokens: espeak-ng, misaki's Japanese and Chinese) as tokens: one per
+    written word where the phonemes have as many space-separated words as the text (espeak-ng keeps word
+    boundaries), else one token for the whole text, whose phonemes then all belong to its first word."""
+    words, sounds = text.split(), phonemes.split()
+    if words and len(words) == len(sounds):
+        return [Token(word, sound, " ") for word, sound in zip(words[:-1], sounds[:-1])] + [
+            Token(words[-1], sounds[-1], "")
+        ]
+    return [Token(text.strip(), " ".join(sounds), "")] if sounds else []
+
+
 def language_of(voice: str) -> str:
-    """The G2P language a voice (or blend) is read in: its first voice's first letter (``a``, ``b``)."""
+    """The G2P language a voice (or blend) is read in: its first voice's first letter (``a``, ``e``, ...)."""
     return voice.strip()[:1]

@@ -4,11 +4,13 @@ The segmenter (:mod:`speech_protocol.pieces.segmenter`) feeds these functions th
 the cuts they offer with the policy (:mod:`speech_protocol.pieces.first_piece`). A cut is:
 
 - ``LINE``: a newline (markdown headings, bullets and code lines are lines);
-- ``SENTENCE``: ``.``, ``!``, ``?``, ``…`` (a run of them), then closing quotes, brackets or emphasis, then a
-  space, unless the next character is lower case ("e.g. the", "Wait... what", '"Why?" she asked') or the
+- ``SENTENCE``: ``.``, ``!``, ``?``, ``…``, Hindi's ``।`` (a run of them), then closing quotes, brackets or
+  emphasis, then a space, unless the next character is lower case ("e.g. the", "Wait... what", '"Why?" she asked') or the
   full stop ends a title ("Dr."), an initial ("J."), or a list number at the start of a line ("1."); a
-  full stop followed by anything but a space (3.14, v2.1, example.com, bob.smith@x.org) never is;
-- ``CLAUSE``: ``,`` ``;`` ``:`` followed by a space, a spaced hyphen, an em or en dash;
+  full stop followed by anything but a space (3.14, v2.1, example.com, bob.smith@x.org) never is; the
+  full-width ``。！？`` of Japanese and Chinese, which no space follows, always are;
+- ``CLAUSE``: ``,`` ``;`` ``:`` followed by a space, a spaced hyphen, an em or en dash, the full-width
+  ``、，；：``;
 - ``FUNCTION_WORD``: just before a conjunction or preposition that opens a phrase of its own
   (docs/decisions/083-cut-before-a-function-word.md);
 - ``FORCED``: where a piece too long for ``max_chars`` is cut: its last clause mark, else its last space,
@@ -29,13 +31,17 @@ from dataclasses import dataclass
 
 from ..pace import WORD
 
-_TERMINALS = ".!?…"
-_CLOSERS = "\"'”’»)]}*_`"
-_OPENERS = "\"'“‘«([{*_`"
+_WIDE_TERMINALS = "。！？"  # Japanese and Chinese: no space after them, none between words
+_WIDE_CLAUSES = "、，；："
+_TERMINALS = ".!?…।" + _WIDE_TERMINALS
+_CLOSERS = "\"'”’»)]}*_`」』）】》"
+_OPENERS = "\"'“‘«([{*_`¿¡「『（【《"
 _TERMINAL_RUN = re.compile(f"[{re.escape(_TERMINALS)}]+[{re.escape(_CLOSERS)}]*")
-_CLAUSE_RUN = re.compile(f"(?:[,;:]|-+|[–—]+)[{re.escape(_CLOSERS)}]*")
+_CLAUSE_RUN = re.compile(f"(?:[,;:{_WIDE_CLAUSES}]|-+|[–—]+)[{re.escape(_CLOSERS)}]*")
 # Where a forced cut may fall: just after a clause mark that a space follows, or after a dash run.
-_CLAUSE_CUT = re.compile(f"(?:(?:[,;:]|\\s-+)[{re.escape(_CLOSERS)}]*(?= )|[–—]+[{re.escape(_CLOSERS)}]*(?=.))")
+_CLAUSE_CUT = re.compile(
+    f"(?:(?:[,;:]|\\s-+)[{re.escape(_CLOSERS)}]*(?= )|[–—{_WIDE_CLAUSES}]+[{re.escape(_CLOSERS)}]*(?=.))"
+)
 # Abbreviations whose full stop does not end a sentence even before a capital ("Dr. Smith", "e.g. Paris").
 # Others ("a.m.", "U.S.", "etc.") end one before a capital: "We left at 7 a.m. Then it rained."
 _NEVER_ENDS = frozenset(
@@ -43,7 +49,7 @@ _NEVER_ENDS = frozenset(
     "vs cf e.g i.e viz approx fig figs no nos vol vols ch sec eq eqs ref refs ed eds".split()
 )
 _MARKS = re.compile(f"[\n{re.escape(_TERMINALS)}]")
-_MARKS_WITH_CLAUSES = re.compile(f"[\n{re.escape(_TERMINALS)},;:\\-–—]")
+_MARKS_WITH_CLAUSES = re.compile(f"[\n{re.escape(_TERMINALS)},;:{_WIDE_CLAUSES}\\-–—]")
 _CODE_MARKS = re.compile("\n")
 # Where a phrase starts: a piece may end just before one of these (prepositions and conjunctions that open
 # a phrase of their own; not "of", "to", "that", "as", which bind to the word before).
@@ -51,9 +57,9 @@ _FUNCTION_WORDS = frozenset(
     "for in on at with from into about after before until while when where because and but or so if "
     "since during through across without within near by".split()
 )
-_SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:–—]| -")
+_SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:{_WIDE_CLAUSES}–—]| -")
 _SENTENCE_END_WORD = re.compile(f"[{re.escape(_TERMINALS)}][{re.escape(_CLOSERS)}]*$")
-_CLAUSE_END_WORD = re.compile(f"[,;:][{re.escape(_CLOSERS)}]*$")
+_CLAUSE_END_WORD = re.compile(f"[,;:{_WIDE_CLAUSES}][{re.escape(_CLOSERS)}]*$")
 # Input hygiene, applied to each delta before scanning. Control and invisible characters are dropped
 # (a lone surrogate would also break UTF-8 encoding on the wire); every line break becomes "\n" and
 # every other run of whitespace one space, which keeps the look-ahead after a full stop at two characters.
@@ -128,6 +134,8 @@ def _sentence_ends(buf: str, start: int, i: int, end: int, *, final: bool, line_
     following = buf[end : end + 2]
     if following.startswith("\n"):
         return True
+    if buf[i] in _WIDE_TERMINALS:
+        return True if following or final else None  # None: a closing bracket may still come
     if not final and len(following) < 2:
         return None
     if following[:1] not in ("", " "):
@@ -152,7 +160,7 @@ def _clause_mark_ends(buf: str, start: int, i: int, end: int, *, final: bool) ->
     if end == len(buf) and not final:
         return None
     spaced = end == len(buf) or buf[end] in " \n"
-    if buf[i] in "–—":
+    if buf[i] in "–—" or buf[i] in _WIDE_CLAUSES:
         return True
     if buf[i] == "-":
         return spaced and i > start and buf[i - 1] == " "

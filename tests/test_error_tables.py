@@ -45,7 +45,7 @@ PROTOCOL_ERROR_STATUS = 400  # classify(): a ProtocolError met over HTTP is a 40
 PROTOCOL_RAISERS = ("ProtocolError", "_check_unicode", "ParamError", "_text_field", "_one_of")
 
 # What reaches each interface. ``None`` takes the whole file.
-REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize"]
+REQUEST_FIELDS = ["validate_synthesis_fields", "parse_speed", "validate_normalize", "validate_language"]
 MODEL_HTTP = {
     SERVER: ["invocations"],
     HTTP_REQUESTS: ["read_json"],
@@ -57,6 +57,7 @@ OPENAI_API = "container/kokoro_server/openai_api/"
 MODEL_OPENAI = {
     OPENAI_API + "request.py": None,
     OPENAI_API + "routes.py": None,
+    CLIENT_MESSAGES: ["validate_language"],
     HTTP_REQUESTS: ["read_json"],
     FRAMING: ["loads"],
     CLASSIFY: ["classify"],

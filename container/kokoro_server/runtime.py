@@ -115,13 +115,20 @@ class SpeechRuntime:
         self._synth().voice(voice)
 
     async def plan(
-        self, text: str, voice: str | None, speed: float, clock: PlaybackClock, *, normalize: bool = True
+        self,
+        text: str,
+        voice: str | None,
+        speed: float,
+        clock: PlaybackClock,
+        *,
+        normalize: bool = True,
+        language: str | None = None,
     ) -> list[Chunk]:
         """The chunks of ``text``, read slice by slice on the G2P processes, each slice queued at ``clock``'s
-        deadline (docs/decisions/130-fair-g2p-slices.md)."""
+        deadline (docs/decisions/130-fair-g2p-slices.md), in ``language`` (None: the voice's own)."""
         synth = self._synth()
         assert self.g2p_pool is not None  # started before the synthesizer
-        reading = Reading(text, synth.voice(voice), speed, self.g2p_pool.read, normalize=normalize)
+        reading = Reading(text, synth.voice(voice), speed, self.g2p_pool.read, normalize=normalize, language=language)
         while (chunks := await self.g2p.run(reading.step, clock)) is None:
             pass
         return chunks

@@ -24,7 +24,7 @@ from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.settings import ServerSettings
 from kokoro_server.synthesis_session import SynthesisSession, send_event
-from speech_protocol.client_messages import validate_normalize, validate_synthesis_fields
+from speech_protocol.client_messages import validate_language, validate_normalize, validate_synthesis_fields
 from speech_protocol.framing import SESSION_PATH
 from speech_protocol.http.browser_access import BrowserGuard
 
@@ -53,11 +53,14 @@ async def invocations(request: Request) -> Response:
         payload = await read_json(request)
         text, voice, speed = validate_synthesis_fields(payload)
         normalize = validate_normalize(payload)
+        language = validate_language(payload)
         fmt = payload.get("format", "wav")
         if not isinstance(fmt, str) or fmt not in INVOCATION_FORMATS:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
         clock = PlaybackClock()
-        chunks = await unless_hung_up(request, runtime.plan(text, voice, speed, clock, normalize=normalize))
+        chunks = await unless_hung_up(
+            request, runtime.plan(text, voice, speed, clock, normalize=normalize, language=language)
+        )
         if chunks is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
         ticket = runtime.admission.admit()  # last: a request refused for its content holds no share

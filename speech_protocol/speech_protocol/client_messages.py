@@ -3,14 +3,16 @@
 Client to server: every frame (TEXT or BINARY alike: the SageMaker SDK sends BINARY unless told
 ``DataType="UTF8"``) holds one or more JSON objects separated by newlines:
 
-* ``{"type": "synthesize", "id"?: str, "text": str, "voice"?: str, "speed"?: float, "normalize"?: bool}``
-  (a bare ``{"text": ...}`` means the same; ``"normalize": false`` speaks the text as written, without
-  reading "$3.50" or "2026-11-30" as words);
+* ``{"type": "synthesize", "id"?: str, "text": str, "voice"?: str, "speed"?: float, "normalize"?: bool,
+  "language"?: str}`` (a bare ``{"text": ...}`` means the same; ``"normalize": false`` speaks the text as
+  written, without reading "$3.50" or "2026-11-30" as words; ``language`` reads the text in another
+  language than the voice's own, as a code such as ``es`` or ``pt-br``, or Kokoro's letter ``e``);
 * ``{"type": "cancel", "id"?: str}``: drop that utterance (or every queued one), stop its audio;
 * ``{"type": "close"}``: finish what is queued, then the server closes the session.
 
 A bad message gets an ``error`` event (:mod:`speech_protocol.server_events`) and the session goes on. The
-field checks (:func:`validate_synthesis_fields`, :func:`parse_speed`, :func:`validate_normalize`) are the
+field checks (:func:`validate_synthesis_fields`, :func:`parse_speed`, :func:`validate_normalize`,
+:func:`validate_language`) are the
 same for the model server's HTTP requests and the agent's settings.
 """
 
@@ -27,6 +29,7 @@ MAX_TEXT_CHARS = 5_000  # per utterance; longer answers are sent as several utte
 MAX_ID_CHARS = 128
 MAX_FRAME_BYTES = 64 * 1024  # one client frame; an utterance plus JSON fits with room to spare
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
+MAX_LANGUAGE_CHARS = 16  # "pt-br"; which codes exist is the server's to say (unknown_language)
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class Synthesize:
     voice: str | None = None
     speed: float = 1.0
     normalize: bool = True
+    language: str | None = None
     type: str = "synthesize"
 
 
@@ -103,6 +107,20 @@ def validate_normalize(obj: dict[str, Any]) -> bool:
     return flag
 
 
+def validate_language(obj: dict[str, Any]) -> str | None:
+    """The optional ``language`` of a request (session or HTTP): a short string, or None for the voice's own."""
+    language = obj.get("language")
+    if language is None:
+        return None
+    if not isinstance(language, str) or not language.strip() or len(language) > MAX_LANGUAGE_CHARS:
+        raise ProtocolError(
+            "bad_language",
+            f"field 'language' must be a language code like 'es' (at most {MAX_LANGUAGE_CHARS} characters)",
+        )
+    _check_unicode("language", language, "bad_language")
+    return language.strip()
+
+
 def _parse_id(obj: dict[str, Any]) -> str | None:
     mid = obj.get("id")
     if mid is None:
@@ -128,10 +146,11 @@ def parse_client_message(obj: Any) -> ClientMessage:
         try:
             text, voice, speed = validate_synthesis_fields(obj)
             normalize = validate_normalize(obj)
+            language = validate_language(obj)
         except ProtocolError as err:
             err.id = mid
             raise
-        return Synthesize(text=text, id=mid, voice=voice, speed=speed, normalize=normalize)
+        return Synthesize(text=text, id=mid, voice=voice, speed=speed, normalize=normalize, language=language)
     if kind == "cancel":
         return Cancel(id=mid)
     if kind == "close":

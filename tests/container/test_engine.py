@@ -15,7 +15,7 @@ from kokoro_server.engine.slowed import SlowedBackend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import MixedLanguages, UnknownVoice, VoiceBank
 from kokoro_server.text.chunks import MAX_PHONEMES, NothingToSay, chunk_phonemes
-from kokoro_server.text.phonemes import language_of
+from kokoro_server.text.languages import UnknownLanguage, language_letter
 from kokoro_server.whole_text import plan, speak, warm_up
 
 
@@ -63,7 +63,13 @@ def test_blend_is_the_weighted_mean(assets):
     a, b = bank.get("af_heart").table, bank.get("am_michael").table
     mixed = bank.get("af_heart(3)+am_michael(1)")
     np.testing.assert_allclose(mixed.table, 0.75 * a + 0.25 * b, rtol=1e-5, atol=1e-6)
-    assert language_of("af_heart(3)+am_michael(1)") == "a" and language_of(" bf_emma+af_heart") == "b"
+    assert (
+        language_letter(None, "af_heart(3)+am_michael(1)") == "a" and language_letter(None, " bf_emma+af_heart") == "b"
+    )
+    assert language_letter("es", "af_heart") == "e" and language_letter("PT-BR", "af_heart") == "p"
+    assert language_letter("j", "af_heart") == "j"
+    with pytest.raises(UnknownLanguage, match="Kokoro speaks en-us, en-gb, es"):
+        language_letter("de", "af_heart")
 
 
 def test_trim_keeps_a_short_pause_and_fades_edges():

@@ -10,18 +10,22 @@ every language.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import httpx
 import pytest
+import websockets
 from multilingual_speech import error_rate, heard_language, transcribe
+from session_client import ended, pcm_bytes, read_until, ws_url
 
 from kokoro_server.refusals import Refusal
 from kokoro_server.text.chunks import MAX_PHONEMES
 from kokoro_server.text.phonemes import LONG_WORD_CHARS
 from kokoro_server.text.reading import Reading
 from kokoro_server.text.slices import SLICE_CHARS
+from speech_protocol.server_events import Error, Ready, StreamDecoder
 
 SENTENCES = json.loads((Path(__file__).parent / "language_sentences.json").read_text())
 RATE = 24_000
@@ -148,3 +152,54 @@ def test_hostile_text_in_every_language_is_read_in_bounded_slices(phonemizer, vo
         except Refusal:
             pass
         assert read and max(map(len, read)) <= SLICE_CHARS + LONG_WORD_CHARS, (voice, name, max(map(len, read)))
+
+
+def test_a_language_field_reads_the_text_in_another_language(model_server_url: str) -> None:
+    """``language`` overrides the voice's own on /invocations, the OpenAI route and the session; an unknown
+    one is a typed refusal, a malformed one a protocol error, on each."""
+    line = SENTENCES["es"][0]
+    spanish = httpx.post(
+        f"{model_server_url}/invocations",
+        json={"text": line, "voice": "af_heart", "language": "es", "format": "pcm"},
+        timeout=300,
+    )
+    assert spanish.status_code == 200
+    assert heard_language(spanish.content, RATE)[0] == "es"
+    assert error_rate(line, transcribe(spanish.content, RATE, "es"), "es") <= 0.2
+    for body, code in (
+        ({"language": "de"}, "unknown_language"),
+        ({"language": 5}, "bad_language"),
+        ({"language": ""}, "bad_language"),
+    ):
+        refused = httpx.post(f"{model_server_url}/invocations", json={"text": line, **body}, timeout=60)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == code, refused.text
+    assert (
+        "es, fr-fr"
+        in httpx.post(f"{model_server_url}/invocations", json={"text": line, "language": "de"}, timeout=60).text
+    )
+    openai = httpx.post(
+        f"{model_server_url}/v1/audio/speech", json={"input": line, "voice": "af_heart", "lang_code": "xx"}, timeout=60
+    )
+    assert openai.status_code == 400 and openai.json()["error"]["code"] == "unknown_language", openai.text
+    bad = httpx.post(f"{model_server_url}/v1/audio/speech", json={"input": line, "lang_code": 3}, timeout=60).json()[
+        "error"
+    ]
+    assert (bad["code"], bad["param"]) == ("bad_language", "lang_code"), bad
+    ok = httpx.post(
+        f"{model_server_url}/v1/audio/speech",
+        json={"input": line, "voice": "af_heart", "language": "e", "response_format": "pcm"},
+        timeout=300,
+    )
+    assert ok.status_code == 200 and heard_language(ok.content, RATE)[0] == "es"
+    asyncio.run(_session_language(model_server_url))
+
+
+async def _session_language(url: str) -> None:
+    decoder = StreamDecoder()
+    async with websockets.connect(ws_url(url)) as ws:
+        await read_until(ws, decoder, lambda events: any(isinstance(e, Ready) for e in events), timeout=120)
+        await ws.send(json.dumps({"type": "synthesize", "id": "x", "text": "Hola.", "language": "xx"}))
+        await ws.send(json.dumps({"type": "synthesize", "id": "y", "text": "Hola.", "language": "es"}))
+        events = await read_until(ws, decoder, ended("y"), timeout=300)
+    errors = [(e.code, e.id) for e in events if isinstance(e, Error)]
+    assert errors == [("unknown_language", "x")] and pcm_bytes(events, "y") > 0, errors

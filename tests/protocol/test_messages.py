@@ -16,6 +16,7 @@ from speech_protocol.client_messages import (
     Synthesize,
     decode_client_frame,
     encode_client_message,
+    parse_client_message,
 )
 from speech_protocol.errors import ProtocolError
 from speech_protocol.server_events import Audio, End, Error, Ready, Start, StreamDecoder, Words, WordSpan, encode_event
@@ -143,3 +144,14 @@ def test_the_running_pace_rides_on_end_only_when_sent_and_unknown_fields_are_ign
     newer = b'{"type": "end", "id": "s1", "audio_s": 1.0, "first_audio_s": 0.3, "synth_s": 0.5, "queued_s": 0.0,'
     newer += b' "rtf": 0.52, "piece_overhead_s": 0.11, "from_the_future": {"x": 1}}\n'
     assert StreamDecoder().feed(newer) == [told]
+
+
+def test_a_language_travels_in_the_synthesize_message():
+    msg = parse_client_message({"text": "Hola.", "language": " es "})
+    assert msg == Synthesize("Hola.", language="es")
+    assert parse_client_message(json.loads(encode_client_message(msg))) == msg
+    assert "language" not in encode_client_message(Synthesize("Hi"))
+    for bad in (5, "", "x" * 17, "\ud800", ["es"]):
+        with pytest.raises(ProtocolError) as err:
+            parse_client_message({"text": "Hola.", "language": bad, "id": 7})
+        assert (err.value.code, err.value.id) == ("bad_language", "7")

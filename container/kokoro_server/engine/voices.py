@@ -3,7 +3,7 @@
 A voice is a float32 ``[510, 1, 256]`` table: one style vector per phoneme count (Kokoro uses row
 ``len(phonemes) - 1``). A blend is written like Kokoro-FastAPI's: ``af_heart(2)+af_bella(1)`` is the
 weighted mean of the two tables; ``af_heart+af_bella`` weighs them equally. The first voice's name
-prefix picks the language G2P reads the text in (:func:`kokoro_server.text.phonemes.language_of`), so a
+prefix picks the language G2P reads the text in (:func:`kokoro_server.text.languages.language_letter`), so a
 blend mixes voices of one language only (American and British English count as one).
 """
 

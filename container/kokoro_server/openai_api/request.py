@@ -15,6 +15,7 @@ from typing import Any
 
 from kokoro_server.encoders import FORMATS
 from kokoro_server.openai_api.voices import kokoro_voice
+from speech_protocol.client_messages import validate_language
 from speech_protocol.errors import ProtocolError
 
 MAX_INPUT_CHARS = 4096
@@ -40,6 +41,7 @@ class SpeechRequest:
     stream_format: str
     model: str
     normalize: bool
+    language: str | None  # None: the voice's own
 
 
 def _text_field(body: dict[str, Any], field: str, code: str) -> str | None:
@@ -116,4 +118,14 @@ def parse_speech(body: dict[str, Any]) -> SpeechRequest:
         stream_format=_one_of(body, "stream_format", STREAM_FORMATS, "bad_stream_format"),
         model=model or MODELS[0],
         normalize=normalize,
+        language=_language(body),
     )
+
+
+def _language(body: dict[str, Any]) -> str | None:
+    """``language`` (or Kokoro-FastAPI's ``lang_code``): the language to read the input in."""
+    field = "lang_code" if "language" not in body and "lang_code" in body else "language"
+    try:
+        return validate_language({"language": body.get(field)})
+    except ProtocolError as err:
+        raise ParamError(err.code, str(err).replace("'language'", f"'{field}'"), field) from None

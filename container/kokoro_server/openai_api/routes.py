@@ -83,7 +83,9 @@ async def admit(request: Request, *, timestamps: bool = False) -> Admitted | Res
         if timestamps and speech.stream_format != "audio":
             raise ParamError("bad_stream_format", "the timestamps route answers one JSON document", "stream_format")
         clock = PlaybackClock()
-        plan = runtime.plan(speech.input, speech.voice, speech.speed, clock, normalize=speech.normalize)
+        plan = runtime.plan(
+            speech.input, speech.voice, speech.speed, clock, normalize=speech.normalize, language=speech.language
+        )
         chunks = await unless_hung_up(request, plan)
         if chunks is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kokoro_server.refusals import Refusal
+
 G2P = Callable[[str], tuple[str, Any]]  # misaki's interface: text -> (phonemes, tokens or None)
 
 
@@ -57,6 +59,28 @@ LANGUAGES = {
     )
 }
 BY_CODE = {lang.code: lang for lang in LANGUAGES.values()}
+
+
+class UnknownLanguage(Refusal):
+    """A request's ``language`` is none of Kokoro's nine."""
+
+    status, code = 400, "unknown_language"
+
+
+def language_letter(language: str | None, voice: str) -> str:
+    """The letter of the language a text is read in: ``language`` (a code like ``es`` or ``pt-br``, or a
+    letter like ``e``, in any case) when given, else the voice's (or blend's first voice's) own."""
+    if language is None:
+        return voice.strip()[:1]
+    key = language.strip().lower()
+    if key in LANGUAGES:
+        return key
+    if key in BY_CODE:
+        return BY_CODE[key].letter
+    known = ", ".join(lang.code for lang in LANGUAGES.values())
+    raise UnknownLanguage(f"unknown language {language[:16]!r}; Kokoro speaks {known}")
+
+
 # espeak-ng drops the danda, so Hindi sentences would run together into one chunk: read it as a full stop.
 _HINDI_STOPS = re.compile("[।॥]")
 

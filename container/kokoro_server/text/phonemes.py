@@ -129,8 +129,3 @@ def word_tokens(text: str, phonemes: str) -> list[Token]:
             Token(words[-1], sounds[-1], "")
         ]
     return [Token(text.strip(), " ".join(sounds), "")] if sounds else []
-
-
-def language_of(voice: str) -> str:
-    """The G2P language a voice (or blend) is read in: its first voice's first letter (``a``, ``e``, ...)."""
-    return voice.strip()[:1]

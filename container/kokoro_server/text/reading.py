@@ -9,22 +9,31 @@ after the other (:meth:`Reading.whole`), so there is one way from a text to its 
 from __future__ import annotations
 
 from kokoro_server.text.chunks import Chunk, chunks_of
-from kokoro_server.text.languages import LANGUAGES
+from kokoro_server.text.languages import LANGUAGES, language_letter
 from kokoro_server.text.normalize import Normalized, normalize
-from kokoro_server.text.phonemes import ReadSlice, Token, language_of
+from kokoro_server.text.phonemes import ReadSlice, Token
 from kokoro_server.text.slices import Slice, g2p_slices, joined
 
 
 class Reading:
     """``text`` being read with ``read`` (the server's G2P processes, or a Phonemizer's ``read``) for
-    ``voice`` (a name or blend the engine can speak) at ``speed``. :meth:`step` is blocking: run it on a
-    G2P thread. ``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty");
+    ``voice`` (a name or blend the engine can speak) at ``speed``, in ``language`` (a code or letter; None:
+    the voice's own). :meth:`step` is blocking: run it on a G2P thread. ``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty");
     written forms are rewritten in English only, the other languages' G2P reads numbers itself."""
 
-    def __init__(self, text: str, voice: str, speed: float, read: ReadSlice, *, normalize: bool = True):
+    def __init__(
+        self,
+        text: str,
+        voice: str,
+        speed: float,
+        read: ReadSlice,
+        *,
+        normalize: bool = True,
+        language: str | None = None,
+    ):
         self._text, self._voice, self._speed, self._read = text, voice, speed, read
-        language = LANGUAGES.get(language_of(voice))
-        self._normalize = normalize and (language is None or language.english)
+        self._lang = language_letter(language, voice)  # UnknownLanguage now, before any G2P
+        self._normalize = normalize and LANGUAGES[self._lang].english
         self._spoken: Normalized | None = None
         self._slices: list[Slice] = []
         self._read_slices: list[list[Token]] = []
@@ -36,7 +45,7 @@ class Reading:
             self._slices = g2p_slices(self._spoken.spoken)
         if len(self._read_slices) < len(self._slices):
             piece = self._slices[len(self._read_slices)]
-            self._read_slices.append(self._read(piece.text, language_of(self._voice)))
+            self._read_slices.append(self._read(piece.text, self._lang))
         if len(self._read_slices) < len(self._slices):
             return None
         phonemes, tokens = joined(self._slices, self._read_slices)

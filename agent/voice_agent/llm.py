@@ -18,10 +18,13 @@ from strands.models import Model
 from .events import AgentError
 from .settings import LlmSettings
 
-# Spoken, not read: markdown and lists would be read out or stripped, so ask for plain sentences.
+# Spoken, not read: markdown and lists would be read out or stripped, so ask for plain sentences. The
+# speech model speaks nine languages, each in its own voices, so the answer is written in
+# the user's language rather than always in English.
 VOICE_SYSTEM_PROMPT = (
     "You are a helpful voice assistant. Your answers are spoken aloud: reply in short, plain "
-    "sentences, without markdown, lists, tables or code. Keep answers brief unless asked for detail."
+    "sentences, without markdown, lists, tables or code. Keep answers brief unless asked for detail. "
+    "Reply in the language the user writes in."
 )
 _TOKEN = re.compile(r"\S+\s*|\s+")
 

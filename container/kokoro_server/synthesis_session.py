@@ -113,14 +113,15 @@ class SynthesisSession:
 
     async def run(self) -> None:
         await self.ws.accept()
-        voices = self.runtime.synthesizer.voices.names if self.runtime.synthesizer else []
+        languages = self.runtime.synthesizer.voices.languages if self.runtime.synthesizer else {}
         pace = self._pace_news()
         await self.send(
             Ready(
                 session=uuid.uuid4().hex[:12],
-                voices=len(voices),
+                voices=len(languages),
                 rtf=pace.rtf if pace else None,
                 piece_overhead_s=pace.overhead_s if pace else None,
+                languages=languages or None,
             )
         )
         speaker = asyncio.create_task(self._speak_all())

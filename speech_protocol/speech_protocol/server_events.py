@@ -40,13 +40,15 @@ class Ready:
     piece to keep playback from starving.
     ``piece_overhead_s``: what one more utterance costs on top of that, measured on a short one: an
     utterance of ``a`` audio seconds is ready about ``piece_overhead_s + rtf * a`` seconds after it is
-    sent. It weighs on short pieces (the engine also synthesizes the silence it trims from each edge)."""
+    sent. It weighs on short pieces (the engine also synthesizes the silence it trims from each edge).
+    ``languages``: each voice the server speaks and its language's code (``"ef_dora": "es"``)."""
 
     session: str
     sample_rate: int = SAMPLE_RATE
     voices: int = 0
     rtf: float | None = None
     piece_overhead_s: float | None = None
+    languages: dict[str, str] | None = None
     type: str = "ready"
 
 

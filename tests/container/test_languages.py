@@ -197,7 +197,8 @@ def test_a_language_field_reads_the_text_in_another_language(model_server_url: s
 async def _session_language(url: str) -> None:
     decoder = StreamDecoder()
     async with websockets.connect(ws_url(url)) as ws:
-        await read_until(ws, decoder, lambda events: any(isinstance(e, Ready) for e in events), timeout=120)
+        ready = await read_until(ws, decoder, lambda events: any(isinstance(e, Ready) for e in events), timeout=120)
+        assert ready[0].voices == 54 and ready[0].languages["zf_xiaobei"] == "zh" and len(ready[0].languages) == 54
         await ws.send(json.dumps({"type": "synthesize", "id": "x", "text": "Hola.", "language": "xx"}))
         await ws.send(json.dumps({"type": "synthesize", "id": "y", "text": "Hola.", "language": "es"}))
         events = await read_until(ws, decoder, ended("y"), timeout=300)

@@ -81,7 +81,7 @@ def bound_tokens(text: str) -> str:
 
 class Phonemizer:
     """One misaki G2P per language. English is built at once (spaCy loads in 2-4 s, before the first
-    listener); the other languages when first read, each in well under a second
+    listener); the other languages when first read (Mandarin, the slowest, in about 1.5 s)
     (docs/decisions/153-nine-languages.md). Not thread-safe."""
 
     def __init__(self, *, bounded: bool = True) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 
 import pytest
@@ -11,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from line_count import lines_executed
 
-from speech_protocol.pace import PIECE_OVERHEAD_S, SPEECH_WORDS_PER_S, SpeechModel
+from speech_protocol.pace import PIECE_OVERHEAD_S, SPEECH_WORDS_PER_S, SpeechModel, word_count
 from speech_protocol.pieces.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
@@ -82,7 +81,6 @@ TYPICAL = (
     "There are a few things to keep in mind before you go. "
     "Tickets cost twelve dollars for adults, and children under six get in free."
 )
-WORD = re.compile("[^\\W_][^\\s\u2013\u2014]*")  # the segmenter's own notion of a word
 
 
 def pieces_of(text: str, policy: SegmentPolicy, deltas: list[str] | None = None) -> list[str]:
@@ -91,7 +89,7 @@ def pieces_of(text: str, policy: SegmentPolicy, deltas: list[str] | None = None)
 
 
 def words(piece: str) -> int:
-    return len(WORD.findall(piece))
+    return word_count(piece)
 
 
 def test_on_this_cpu_the_first_piece_is_short_and_the_next_ones_end_at_clauses_until_the_lead_is_built() -> None:

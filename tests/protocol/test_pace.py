@@ -95,6 +95,20 @@ def test_a_word_starts_with_a_letter_or_digit_and_ends_at_a_space_or_dash() -> N
     assert word_count("") == word_count(" \n ") == 0
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("好的，我们走吧。", 3),  # 好的， / 我们 / 走吧。: two characters and the marks after them
+        ("今日は晴れです。", 4),  # kana and kanji alike
+        ("我用iPhone打电话", 4),  # a Latin word among them is one word
+        ("3个苹果", 3),
+        ("好的，" * 40, 40),  # counted in characters, not as one word up to the next space
+    ],
+)
+def test_in_scripts_without_spaces_a_word_is_two_characters(text: str, words: int) -> None:
+    assert word_count(text) == words
+
+
 def test_the_meter_is_the_ratio_over_its_window_and_the_baseline_before_any() -> None:
     meter = PaceMeter(window=2)
     assert meter.rtf is None

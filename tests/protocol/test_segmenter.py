@@ -566,6 +566,17 @@ def test_japanese_and_chinese_sentences_end_at_full_width_marks_with_no_space_af
     assert segmenter.flush() == ["我们走吧。"]
 
 
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("你好，我们明天上午见面吧，好吗？", "你好，我们明天上午见面吧，"),  # 你好， is one word, the next clause four
+        ("はい、明日の午前中に伺います、よろしいですか。", "はい、明日の午前中に伺います、"),
+    ],
+)
+def test_the_first_piece_counts_words_in_characters_where_no_space_marks_them(text: str, first: str) -> None:
+    assert whole(text, SegmentPolicy(first_piece_min_words=4))[0] == first
+
+
 def test_a_piece_too_long_is_cut_after_a_full_width_comma() -> None:
     text = "我想预订今晚两个人的桌子，" * 30  # no sentence end in 390 characters
     pieces = whole(text, NO_CLAUSE)

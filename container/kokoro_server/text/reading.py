@@ -9,7 +9,7 @@ after the other (:meth:`Reading.whole`), so there is one way from a text to its 
 from __future__ import annotations
 
 from kokoro_server.text.chunks import Chunk, chunks_of
-from kokoro_server.text.languages import LANGUAGES, language_letter
+from kokoro_server.text.languages import language_letter
 from kokoro_server.text.normalize import Normalized, normalize
 from kokoro_server.text.phonemes import ReadSlice, Token
 from kokoro_server.text.slices import Slice, g2p_slices, joined
@@ -33,7 +33,7 @@ class Reading:
     ):
         self._text, self._voice, self._speed, self._read = text, voice, speed, read
         self._lang = language_letter(language, voice)  # UnknownLanguage now, before any G2P
-        self._normalize = normalize and LANGUAGES[self._lang].english
+        self._normalize = normalize
         self._spoken: Normalized | None = None
         self._slices: list[Slice] = []
         self._read_slices: list[list[Token]] = []
@@ -41,7 +41,7 @@ class Reading:
     def step(self) -> list[Chunk] | None:
         """Read the next slice (normalizing first, on the first step); the chunks once every slice is read."""
         if self._spoken is None:
-            self._spoken = normalize(self._text, enabled=self._normalize)
+            self._spoken = normalize(self._text, enabled=self._normalize, language=self._lang)
             self._slices = g2p_slices(self._spoken.spoken)
         if len(self._read_slices) < len(self._slices):
             piece = self._slices[len(self._read_slices)]

@@ -15,6 +15,7 @@ import bisect
 from dataclasses import dataclass
 
 from kokoro_server.text.normalize import abbreviations, dates, money, numeric, units, web
+from kokoro_server.text.normalize.locales import locale_rules
 from kokoro_server.text.normalize.rule import Rules
 
 # Priority order: the first rule matching at a position wins (a date before a range, a URL before a
@@ -44,24 +45,28 @@ class Normalized:
         return w_end + (spoken_offset - s_end)
 
 
-def normalize(text: str, enabled: bool = True) -> Normalized:
-    """The spoken form of ``text`` (``enabled=False``: every character spoken as written).
+def normalize(text: str, enabled: bool = True, language: str = "a") -> Normalized:
+    """The spoken form of ``text`` in the language of this voice letter (``enabled=False``: every
+    character spoken as written). English has the rules above, the others their own (:mod:`.locales`).
 
     A rewritten region is padded with a space where it would otherwise run into a neighbouring letter
-    or digit ("7am" must not become "sevenAM"); the padding belongs to the region.
+    or digit ("7am" must not become "sevenAM"), except in Japanese and Chinese; the padding belongs to
+    the region.
     """
-    if not enabled:
+    rules = RULES if language in "ab" else locale_rules(language)
+    if not enabled or rules is None:
         return Normalized(written=text, spoken=text)
+    spaced = language not in "jz"  # Japanese and Chinese: no space between words
     parts: list[str] = []
     rewrites: list[tuple[int, int, int, int]] = []
     written_pos = spoken_len = 0
-    for start, end, spoken in RULES.rewrites(text):
+    for start, end, spoken in rules.rewrites(text):
         if start > written_pos:
             parts.append(text[written_pos:start])
             spoken_len += start - written_pos
-        if parts and parts[-1][-1:].isalnum() and spoken[:1].isalnum():
+        if spaced and parts and parts[-1][-1:].isalnum() and spoken[:1].isalnum():
             spoken = " " + spoken
-        if end < len(text) and text[end].isalnum() and spoken[-1:].isalnum():
+        if spaced and end < len(text) and text[end].isalnum() and spoken[-1:].isalnum():
             spoken += " "
         parts.append(spoken)
         rewrites.append((spoken_len, spoken_len + len(spoken), start, end))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from browser import chromium_page
@@ -13,6 +14,8 @@ from servers import free_port
 from test_app import agent_for
 from word_server import WordServer
 
+import kokoro_cli.local.web_page
+import kokoro_server
 from kokoro_cli.local.local_settings import agent_access
 from kokoro_cli.local.web_page import local_connect_url, new_token, page_app
 from kokoro_processes.servers import agent_server_thread
@@ -72,3 +75,40 @@ async def test_talking_stopping_and_continuing_in_the_browser(tmp_path: Path) ->
         ("assistant", REPLY, False),
     ]
     assert bubbles[1] == heard, json.dumps(bubbles)
+
+
+def _page_voices() -> list[str]:
+    script = (Path(kokoro_cli.local.web_page.__file__).parent / "web" / "conversation.js").read_text()
+    listed = script.split("const VOICES = [", 1)[1].split("];", 1)[0]
+    return [voice for voice in re.findall(r'\["(\w*)",', listed) if voice]
+
+
+def test_the_language_picker_offers_one_installed_voice_of_each_of_the_nine_languages() -> None:
+    installed = json.loads((Path(kokoro_server.__file__).parent / "data" / "offline_assets.json").read_text())
+    voices = _page_voices()
+    assert set(voices) <= set(installed["voices"]), "the page names a voice the server does not have"
+    assert sorted(v[0] for v in voices) == sorted("abefhipjz"), "one voice of each language"
+
+
+async def test_the_picked_language_s_voice_reads_the_answer() -> None:
+    server = WordServer(pace_s=0.01)
+    page_port, token = free_port(), new_token()
+    access = agent_access("127.0.0.1", page_port, frozenset(), frozenset())
+    async with scripted_model_server(server) as model_url:
+        with (
+            agent_for(model_url, "Claro, con mucho gusto. ¿En qué más puedo ayudarle?", access=access) as agent_url,
+            agent_server_thread(page_app(local_connect_url(agent_url), token), port=page_port) as page_url,
+        ):
+            async with chromium_page(f"{page_url}/?token={token}") as page:
+                await page.wait_for("talk.events.some(e => e.type === 'ready')")
+                await page.js("document.getElementById('voice').value = 'ef_dora'")
+                await page.type_text("#prompt", "¿Me ayuda?")
+                await page.press_enter()
+                await page.wait_for("talk.turnEnds.find(e => e.turn === 't1')")
+                await page.js("document.getElementById('voice').value = ''")
+                await page.type_text("#prompt", "And in English?")
+                await page.press_enter()
+                await page.wait_for("talk.turnEnds.find(e => e.turn === 't2')")
+    spanish = next((i for i, voice in enumerate(server.voices) if voice != "ef_dora"), len(server.voices))
+    assert spanish > 0, server.voices  # the first turn's pieces, every one in the picked voice
+    assert server.voices[spanish:] and "ef_dora" not in server.voices[spanish:], server.voices  # then the agent's

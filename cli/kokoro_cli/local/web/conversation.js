@@ -179,8 +179,25 @@ async function ask(text) {
   const played = wasPlaying ? stop() : null;
   if (played !== null) talk.socket.send(JSON.stringify({ type: "interrupt", played_s: played }));
   bubble("user", text);
-  talk.socket.send(JSON.stringify({ type: "prompt", text: text }));
+  const voice = $("voice").value;
+  talk.socket.send(JSON.stringify(voice ? { type: "prompt", text: text, voice: voice } : { type: "prompt", text: text }));
 }
+
+// The language picker: one voice of each of Kokoro's nine languages (the model server lists all 54 and
+// their languages); the agent's LLM answers in the language it is written to, and this voice reads it.
+const VOICES = [
+  ["", "Agent's voice"],
+  ["af_heart", "English (US)"],
+  ["bf_emma", "English (UK)"],
+  ["ef_dora", "Español"],
+  ["ff_siwis", "Français"],
+  ["if_sara", "Italiano"],
+  ["pf_dora", "Português (Brasil)"],
+  ["hf_alpha", "हिन्दी"],
+  ["jf_alpha", "日本語"],
+  ["zf_xiaobei", "中文"],
+];
+for (const [voice, language] of VOICES) $("voice").add(new Option(language, voice));
 
 $("ask").addEventListener("submit", (e) => {
   e.preventDefault();

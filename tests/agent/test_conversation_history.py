@@ -38,6 +38,13 @@ def test_markdown_stripped_for_speech_still_maps_onto_the_written_answer() -> No
     )
 
 
+def test_in_japanese_and_chinese_the_heard_text_ends_with_the_last_heard_token() -> None:
+    answer = "您好，感谢您致电我们的书店。"
+    words = spans("您好，", "感谢您", "致电", "我们", "的", "书店。")
+    assert heard_text(answer, words, 0.6) == "您好，感谢您"
+    assert heard_text(answer, words, 99) == answer
+
+
 def test_a_word_rewritten_on_the_way_to_speech_is_skipped_not_fatal() -> None:
     assert heard_text("It costs $5 today.", spans("It", "costs", "five dollars", "today."), 9) == "It costs $5 today."
 

@@ -27,7 +27,7 @@ from kokoro_server.text.chunks import MAX_PHONEMES
 from kokoro_server.text.phonemes import LONG_WORD_CHARS
 from kokoro_server.text.reading import Reading
 from kokoro_server.text.slices import SLICE_CHARS
-from speech_protocol.server_events import Error, Ready, StreamDecoder
+from speech_protocol.server_events import Audio, Error, Ready, StreamDecoder, Words
 
 SENTENCES = json.loads(LANGUAGE_SENTENCES.read_text())
 RATE = 24_000
@@ -206,3 +206,57 @@ async def _session_language(url: str) -> None:
         events = await read_until(ws, decoder, ended("y"), timeout=300)
     errors = [(e.code, e.id) for e in events if isinstance(e, Error)]
     assert errors == [("unknown_language", "x")] and pcm_bytes(events, "y") > 0, errors
+
+
+@pytest.mark.parametrize(
+    ("voice", "text", "words"),
+    [
+        ("zf_xiaobei", "您好，感谢您致电我们的书店。", ["您好，", "感谢您", "致电", "我们", "的", "书店。"]),
+        ("jf_alpha", "窓際のお席をご用意できます。", ["窓際", "の", "お", "席", "を", "ご", "用意", "できます。"]),
+    ],
+)
+def test_japanese_and_chinese_words_are_the_g2p_s_own_tokens(phonemizer, voice: str, text: str, words) -> None:
+    """Written without spaces, a sentence is timed word by word as its G2P segments it, not as one word;
+    the phonemes stay the G2P's own (test_g2p_reads_as_kokoros_own_pipeline)."""
+    chunks = Reading(text, voice, 1.0, phonemizer.read).whole()
+    assert list(chunks[0].words) == words
+    owned = [o for chunk in chunks for o in chunk.owners if o >= 0]
+    assert sorted(set(owned)) == list(range(len(words))) and owned == sorted(owned), "each word, in order"
+
+
+def test_every_japanese_and_chinese_test_sentence_is_read_as_tokens(phonemizer) -> None:
+    for language in ("ja", "zh"):
+        for sentence in SENTENCES[language]:
+            chunks = Reading(sentence, VOICE[language], 1.0, phonemizer.read).whole()
+            assert len(chunks[0].words) >= 4, (sentence, chunks[0].words)
+            assert "".join(chunks[0].words) == sentence
+
+
+def test_japanese_and_chinese_word_timing_cuts_the_audio_where_a_word_starts(model_server_url: str) -> None:
+    """The session's words event for a Chinese and a Japanese sentence: one span per token, in order, and
+    the audio cut at the middle word's start is heard as the words before it (Whisper base)."""
+    asyncio.run(_word_cut(model_server_url))
+
+
+async def _word_cut(url: str) -> None:
+    cases = {"zh": SENTENCES["zh"][0] + SENTENCES["zh"][1], "ja": SENTENCES["ja"][1] + SENTENCES["ja"][4]}
+    decoder = StreamDecoder()
+    async with websockets.connect(ws_url(url)) as ws:
+        await read_until(ws, decoder, lambda events: any(isinstance(e, Ready) for e in events), timeout=120)
+        for language, text in cases.items():
+            await ws.send(json.dumps({"type": "synthesize", "id": language, "text": text, "voice": VOICE[language]}))
+            events = await read_until(ws, decoder, ended(language), timeout=300)
+            spans = [w for e in events if isinstance(e, Words) and e.id == language for w in e.words]
+            pcm = b"".join(e.pcm for e in events if isinstance(e, Audio) and e.id == language)
+            assert "".join(w.text for w in spans) == text and len(spans) >= 8, spans
+            starts = [w.start_s for w in spans]
+            assert starts == sorted(starts), spans
+            middle = len(spans) // 2
+            head = pcm[: int(spans[middle].start_s * RATE) * 2]
+            said = "".join(w.text for w in spans[:middle])
+            heard = transcribe(head, RATE, language)
+            rate, whole = error_rate(said, heard, language), error_rate(text, heard, language)
+            print(
+                f"{language}: audio before word {middle} heard as {heard!r}: error {rate:.3f} vs the whole {whole:.3f}"
+            )
+            assert rate <= 0.25 and rate + 0.2 <= whole, (language, said, heard, rate, whole)

@@ -8,15 +8,19 @@ then keeps only that text for the turn, marked as interrupted, so the next answe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from strands.types.content import ContentBlock, Messages
+
+from speech_protocol.pace import WIDE_SCRIPT
 
 from ..events import WordSpan
 from .events import HistoryLine
 
 # A second text block after the heard words: the LLM sees the cut; the heard text itself stays verbatim.
 INTERRUPTED_MARK = "[interrupted by the listener here]"
+_WIDE = re.compile(f"[{WIDE_SCRIPT}]")
 
 
 def heard_text(answer: str, words: Sequence[WordSpan], played_s: float) -> str:
@@ -24,7 +28,7 @@ def heard_text(answer: str, words: Sequence[WordSpan], played_s: float) -> str:
 
     The words are the text the speech session was given (markdown already stripped), so each is found in
     the answer from where the previous one ended; the prefix ends with the last heard word's trailing
-    punctuation. A word that cannot be found (rewritten on the way to speech) is skipped.
+    punctuation (and markup), up to the next space or Japanese or Chinese character. A word that cannot be found (rewritten on the way to speech) is skipped.
     """
     cursor = 0
     for word in words:
@@ -34,8 +38,8 @@ def heard_text(answer: str, words: Sequence[WordSpan], played_s: float) -> str:
         found = answer.find(text, cursor) if text else -1
         if found >= 0:
             cursor = found + len(text)
-    while 0 < cursor < len(answer) and not answer[cursor].isspace():
-        cursor += 1
+    while 0 < cursor < len(answer) and not answer[cursor].isspace() and not _WIDE.match(answer, cursor):
+        cursor += 1  # the word's closing marks, not the next word (in Japanese or Chinese it follows unspaced)
     return answer[:cursor]
 
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from kokoro_server.refusals import Refusal
 from kokoro_server.text.normalize import Normalized
-from kokoro_server.text.owners import chunk_owners, phoneme_owners, written_words
-from kokoro_server.text.phonemes import Token
+from kokoro_server.text.owners import chunk_owners, phoneme_owners, token_words
+from kokoro_server.text.tokens import Token
 
 if TYPE_CHECKING:
     from misaki.en import MToken
@@ -50,7 +50,7 @@ def chunks_of(
 ) -> list[Chunk]:
     """The chunks of a text read as ``phonemes`` and ``tokens`` (slice by slice, :mod:`.reading`, or
     whole), each phoneme tied to its written word; :class:`NothingToSay` if none has a speech sound."""
-    spans = written_words(spoken.written)
+    spans = token_words(spoken, tokens)
     words = tuple(spoken.written[a:b] for a, b in spans)
     pieces = chunk_phonemes(phonemes)
     owners = chunk_owners(phonemes, phoneme_owners(spoken, tokens, spans), pieces)

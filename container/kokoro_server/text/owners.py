@@ -10,7 +10,9 @@ The path from a written word to phonemes, each step exact:
 3. phoneme string -> chunks (:func:`.chunks.chunk_phonemes`) only splits at whitespace and re-joins with
    single spaces, so the non-space characters of the chunks, in order, are those of the phoneme string.
 
-A written word is a run of non-whitespace in the written text, its punctuation kept ("Hello,"). Only its
+A written word is a run of non-whitespace in the written text, its punctuation kept ("Hello,"); in
+Japanese and Chinese, written without spaces, a run is also cut where a token of the G2P's own
+segmentation starts ("您好，感谢您" is "您好，" and "感谢您"). Only its
 speech sounds belong to it (punctuation's pause belongs to no word), so a word made only of punctuation
 owns no phoneme.
 """
@@ -19,17 +21,42 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from kokoro_server.text.normalize import Normalized
+from speech_protocol.pace import WIDE_SCRIPT
 
 NO_WORD = -1
 _WORD = re.compile(r"\S+")
+_WIDE = re.compile(f"[{WIDE_SCRIPT}]")
 
 
 def written_words(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` character spans of the written words of ``text``."""
     return [m.span() for m in _WORD.finditer(text)]
+
+
+def _token_starts(text: Normalized, tokens: Sequence) -> Iterator[tuple[int, int]]:
+    """``(spoken offset, written offset)`` where each token is found, in order, in the spoken text;
+    a token not found (misaki re-spelled it) is skipped."""
+    cursor = 0
+    for token in tokens:
+        at = text.spoken.find(token.text, cursor) if token.text.strip() else -1
+        if at >= 0:
+            cursor = at + len(token.text)
+            yield at, text.written_offset(at)
+
+
+def token_words(text: Normalized, tokens: Sequence) -> list[tuple[int, int]]:
+    """The written words of ``text``, each run cut again where a token starts on a Japanese or Chinese
+    character that follows another character of the run (the only place a token boundary is not a space)."""
+    cuts = sorted({w for _, w in _token_starts(text, tokens) if _WIDE.match(text.written, w)})
+    words = []
+    for start, end in written_words(text.written):
+        inside = cuts[bisect.bisect_right(cuts, start) : bisect.bisect_left(cuts, end)]
+        bounds = [start, *inside, end]
+        words += list(zip(bounds, bounds[1:]))
+    return words
 
 
 def _speech(phoneme: str) -> bool:

@@ -14,10 +14,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from kokoro_server.refusals import Refusal
 from kokoro_server.text.languages import G2P, LANGUAGES, Language, build_g2p, prepared
+from kokoro_server.text.tokens import Token
+from kokoro_server.text.wide_tokens import chinese_tokens, japanese_tokens
 
 if TYPE_CHECKING:  # misaki itself is imported where G2P is built: it pulls in spaCy and torch (2-3 s)
     from misaki import en
@@ -39,15 +41,6 @@ class UnreadableText(Refusal):
     knowing about: logged)."""
 
     status, code, log_level = 400, "bad_text", logging.WARNING
-
-
-class Token(NamedTuple):
-    """What word timing needs of one misaki token (misaki's own ``MToken`` holds spaCy state): small to
-    send between processes."""
-
-    text: str
-    phonemes: str
-    whitespace: str
 
 
 # Reads one slice in one language: a G2P process pool's (the server), or a Phonemizer's own ``read``.
@@ -100,14 +93,19 @@ class Phonemizer:
         """The phoneme string and the tokens (text, phonemes, whitespace) that word timing maps back to
         the written words; the string is each token's phonemes followed by its whitespace. English G2P
         gives misaki's own tokens; the others give a phoneme string, tied to the words here
-        (:func:`word_tokens`)."""
+        (:func:`word_tokens`), or in Japanese and Chinese to the G2P's own segmentation (:mod:`.wide_tokens`)."""
         language = LANGUAGES[lang]
+        g2p, read = self._g2p_of(language), prepared(self._bound(text), language)
         try:
-            phonemes, tokens = self._g2p_of(language)(prepared(self._bound(text), language))
+            phonemes, tokens = g2p(read)
         except (ArithmeticError, RecursionError, ValueError, IndexError, AssertionError) as exc:
             raise UnreadableText(
                 f"the text could not be read aloud ({type(exc).__name__}); rewrite numbers and symbols in it as words"
             ) from exc
+        if tokens is None and language.family == "ja":
+            tokens = japanese_tokens(g2p, read, phonemes)
+        elif tokens is None and language.family == "zh":
+            tokens = chinese_tokens(read, phonemes)
         if tokens is None:
             tokens = word_tokens(self._bound(text), phonemes)
             phonemes = "".join(t.phonemes + t.whitespace for t in tokens)

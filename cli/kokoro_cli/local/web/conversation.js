@@ -28,6 +28,9 @@ function pageToken() {
 
 function status(text) { $("status").textContent = text; }
 
+// A word that ends in a Japanese or Chinese character or mark is followed by the next one unspaced.
+const WIDE_END = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]$/;
+
 function bubble(cls, text) {
   const el = document.createElement("div");
   el.className = cls;
@@ -62,7 +65,7 @@ function onEvent(event) {
     for (const w of event.words) {
       const el = document.createElement("span");
       el.className = "word";
-      el.textContent = w.text + " ";
+      el.textContent = WIDE_END.test(w.text) ? w.text : w.text + " "; // Japanese, Chinese: no spaces
       talk.turn.answer.insertBefore(el, talk.turn.written);
       talk.turn.words.push({ start_s: w.start_s, el: el, index: talk.turn.words.length });
     }

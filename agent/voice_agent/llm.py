@@ -15,6 +15,8 @@ from typing import Any
 from strands import Agent
 from strands.models import Model
 
+from speech_protocol.pace import WIDE_SCRIPT
+
 from .events import AgentError
 from .settings import LlmSettings
 
@@ -26,7 +28,9 @@ VOICE_SYSTEM_PROMPT = (
     "sentences, without markdown, lists, tables or code. Keep answers brief unless asked for detail. "
     "Reply in the language the user writes in."
 )
-_TOKEN = re.compile(r"\S+\s*|\s+")
+# A word and the spaces after it; in Japanese and Chinese, written without spaces, two characters and the
+# marks after them, about what an LLM's tokenizer gives there (an LLM never streams a whole sentence at once).
+_TOKEN = re.compile(f"[{WIDE_SCRIPT}]{{1,2}}[^{WIDE_SCRIPT}\\w\\s]*\\s*|[^\\s{WIDE_SCRIPT}]+\\s*|\\s+")
 
 
 def scripted_tokens(reply: str) -> list[str]:

@@ -7,7 +7,7 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
-``g2p``, ``g2p-fairness``, ``languages``, ``normalization``, ``openai-api``, ``pieces`` and
+``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``, ``pieces`` and
 ``batching`` (what one part costs); each takes ``--help``.
 """
 
@@ -29,6 +29,7 @@ from .measuring import (
     g2p,
     g2p_fairness,
     interrupt,
+    language_answers,
     languages,
     normalization,
     openai_api,
@@ -100,6 +101,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "g2p": g2p.g2p,
     "g2p-fairness": g2p_fairness.main,
     "languages": languages.languages,
+    "language-answers": language_answers.language_answers,
     "normalization": normalization.main,
     "openai-api": openai_api.openai_api,
     "pieces": piece_render.pieces,

@@ -78,17 +78,17 @@ def japanese_tokens(g2p: Any, text: str, phonemes: str) -> list[Token] | None:
     dropped = {m.start() for m in _NO_SPACE_BEFORE_GLOTTAL.finditer(joined)}
     tokens: list[Token] = []
     owner: int | None = None
-    for at, (ch, index) in enumerate(chars):
+    for at, (ch, group) in enumerate(chars):
         if at in dropped:
             continue
-        if index is None:
+        if group is None:
             if tokens:
                 tokens[-1] = tokens[-1]._replace(whitespace=tokens[-1].whitespace + ch)
-        elif index == owner and not tokens[-1].whitespace:
+        elif group == owner and not tokens[-1].whitespace:
             tokens[-1] = tokens[-1]._replace(phonemes=tokens[-1].phonemes + ch)
         else:
-            owner = index
-            tokens.append(Token(unicodedata.normalize("NFKC", groups[index]), ch, ""))
+            owner = group
+            tokens.append(Token(unicodedata.normalize("NFKC", groups[group]), ch, ""))
     return _checked(tokens, phonemes)
 
 

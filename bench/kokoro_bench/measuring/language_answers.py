@@ -1,0 +1,106 @@
+"""``python -m kokoro_bench language-answers``: first audio of the typical answer in each of Kokoro's
+nine languages, through the agent's pipeline, against waiting for the whole answer.
+
+The benchmark's typical answer (``kokoro_bench.texts.TYPICAL``, and as written in each other language in
+``kokoro_bench/data/language_answers.json``) is streamed by the scripted LLM at the benchmark's speed and
+spoken by the agent's own pipeline (``pipelined``: the segmenter sized from the server's advertised pace)
+and by the whole-answer design (``whole``), on one real model server, alternating, ``--repeats`` times.
+Each row is the median first audio and stall of each, their ratio, and the server's running real-time
+factor from ``/ping`` after the language's runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import typer
+
+from kokoro_bench.paths import DATA
+from kokoro_server.settings import offline_environment
+
+from ..texts import TYPICAL
+from .server import check_ready, model_server
+from .timeline import play
+
+ANSWERS = DATA / "language_answers.json"
+TOKENS_PER_S = 40.0  # the benchmark's scripted LLM speed (policy_sweep.TOKENS_PER_S)
+
+
+def answers() -> dict[str, str]:
+    """The typical answer by voice: English in af_heart and bf_emma, then each other language's."""
+    written = {voice: text for voice, text in json.loads(ANSWERS.read_text()).items() if not voice.startswith("_")}
+    return {"af_heart": TYPICAL, "bf_emma": TYPICAL, **written}
+
+
+async def _measure(url: str, voice: str, text: str, repeats: int, say) -> dict:
+    from .strategies import Run, speak  # the agent's pipeline: only when the command runs
+
+    runs: dict[str, list] = {"whole": [], "pipelined": []}
+    for repeat in range(repeats):
+        for strategy in runs:
+            say(f"[{repeat + 1}/{repeats}] {voice}: {strategy}")
+            trace = await speak(strategy, voice, Run(url, text, TOKENS_PER_S, voice))
+            runs[strategy].append(play(trace.audio))
+    row = {}
+    for strategy, played in runs.items():
+        row[f"{strategy}_first_audio_s"] = round(statistics.median(p.ttfa_s for p in played), 3)
+        row[f"{strategy}_stall_s"] = round(statistics.median(p.stall_s for p in played), 3)
+    row["audio_s"] = round(statistics.median(p.audio_s for p in runs["pipelined"]), 2)
+    row["ratio"] = round(row["pipelined_first_audio_s"] / row["whole_first_audio_s"], 3)
+    row["server_rtf"] = httpx.get(f"{url}/ping", timeout=10).json().get("rtf")
+    return row
+
+
+def measure(url: str, voices: list[str], repeats: int, say) -> dict:
+    texts = answers()
+    return {voice: asyncio.run(_measure(url, voice, texts[voice], repeats, say)) for voice in voices}
+
+
+def language_answers(
+    json_path: Annotated[Path, typer.Option("--json", help="Write the figures here.")] = Path(
+        "bench/results/language_answers.json"
+    ),
+    repeats: Annotated[int, typer.Option(min=1, max=10, help="Runs of each strategy per language (medians).")] = 3,
+    voice: Annotated[
+        list[str] | None, typer.Option(help="Only these voices (repeatable); all nine languages by default.")
+    ] = None,
+    server_url: Annotated[str | None, typer.Option(help="Use this warm server instead of starting one.")] = None,
+) -> None:
+    """First audio of the typical answer in each language, the agent's pipeline against the whole answer."""
+    offline_environment()
+    voices = voice or list(answers())
+    unknown = sorted(set(voices) - set(answers()))
+    if unknown:
+        raise typer.BadParameter(f"no answer written for {', '.join(unknown)}; use one of {', '.join(answers())}")
+
+    def say(line: str) -> None:
+        typer.echo(line, err=True)
+
+    if server_url:
+        check_ready(server_url)
+        rows = measure(server_url, voices, repeats, say)
+    else:
+        with model_server("onnx", "cpu") as url:
+            rows = measure(url, voices, repeats, say)
+    figures = {
+        "command": "python -m kokoro_bench language-answers",
+        "repeats": repeats,
+        "tokens_per_s": TOKENS_PER_S,
+        "voices": rows,
+        "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
+    }
+    for name, row in rows.items():
+        typer.echo(
+            f"{name:11s} first audio {row['pipelined_first_audio_s']:.2f} s pipelined, {row['whole_first_audio_s']:.2f}"
+            f" s whole ({row['ratio']:.2f}x), stall {row['pipelined_stall_s']:.2f} s, {row['audio_s']:.1f} s of audio,"
+            f" rtf {row['server_rtf']}"
+        )
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
+    say(f"wrote {json_path}")

@@ -26,7 +26,7 @@ from ..measuring.policy_sweep import markdown
 from ..measuring.timeline import STALL_TOLERANCE_S
 from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
-from . import interrupt_report, soak_report
+from . import interrupt_report, language_report, soak_report
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
 from .pace_report import markdown as pace_markdown
@@ -252,7 +252,11 @@ def report(
         new = updated_page(old, data, load_gpu_run(gpu_results))
         old_capacity = json.loads(MEASURED.read_text(encoding="utf-8")) if MEASURED.exists() else {}
         new_capacity = updated_capacity(old_capacity, data)
-        generated = {**soak_report.rendered_pages(), **interrupt_report.rendered_pages()}
+        generated = {
+            **soak_report.rendered_pages(),
+            **interrupt_report.rendered_pages(),
+            **language_report.rendered_pages(),
+        }
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)
         raise typer.Exit(2) from None

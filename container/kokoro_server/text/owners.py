@@ -50,6 +50,8 @@ def _token_starts(text: Normalized, tokens: Sequence) -> Iterator[tuple[int, int
 def token_words(text: Normalized, tokens: Sequence) -> list[tuple[int, int]]:
     """The written words of ``text``, each run cut again where a token starts on a Japanese or Chinese
     character that follows another character of the run (the only place a token boundary is not a space)."""
+    if not _WIDE.search(text.written):
+        return written_words(text.written)  # nothing to cut: the one scan English text pays
     cuts = sorted({w for _, w in _token_starts(text, tokens) if _WIDE.match(text.written, w)})
     words = []
     for start, end in written_words(text.written):

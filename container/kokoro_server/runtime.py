@@ -134,8 +134,13 @@ class SpeechRuntime:
         return chunks
 
     def g2p_status(self) -> dict[str, int]:
-        """For /ping: the G2P processes, and how many were replaced after they died."""
-        return {"g2p_workers": self.g2p_workers, "g2p_replaced": self.g2p_pool.replaced if self.g2p_pool else 0}
+        """For /ping: the G2P processes, how many were replaced after they died, and the slices read so far."""
+        pool = self.g2p_pool
+        return {
+            "g2p_workers": self.g2p_workers,
+            "g2p_replaced": pool.replaced if pool else 0,
+            "g2p_slices": pool.slices_read if pool else 0,
+        }
 
     async def render(self, chunk: Chunk, clock: PlaybackClock, cancel: CancelToken | None = None) -> Rendered:
         """Speak ``chunk`` on a model worker. Cancelling ``cancel`` (or the awaiting task) stops the render

@@ -18,6 +18,8 @@ from process_tree import wait_until_idle
 from servers import free_port, wait_ready
 from session_client import read_until, ws_url
 
+from kokoro_server.text.normalize import normalize
+from kokoro_server.text.slices import g2p_slices
 from speech_protocol.client_messages import Synthesize, encode_client_message
 from speech_protocol.server_events import Start, StreamDecoder
 
@@ -130,14 +132,19 @@ async def test_connections_over_the_cap_get_503_until_idle_ones_time_out(server)
 
 def test_work_stops_when_the_client_hangs_up(server):
     """A client that hangs up while its text is being read leaves the server at rest with none of that text
-    rendered (this path once kept the model worker busy for many minutes after the client had gone). At
-    rest is the whole process tree: G2P runs in the server's worker processes."""
+    rendered and the rest of it not read (this path once kept the model worker busy for many minutes after
+    the client had gone). At rest is the whole process tree: G2P runs in the server's worker processes. The
+    client hangs up 50 ms in, while G2P reads the text's slices (about half a second here): reading them all
+    anyway, as a server that does not watch for the hang-up before audio streams does, fails the count."""
     url, proc = server
-    renders = httpx.get(f"{url}/ping", timeout=10).json()["renders"]
+    before = httpx.get(f"{url}/ping", timeout=10).json()
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{url}/invocations", json={"text": HOSTILE_PATH, "format": "pcm"}, timeout=1.0)
+        httpx.post(f"{url}/invocations", json={"text": HOSTILE_PATH, "format": "pcm"}, timeout=0.05)
     wait_until_idle(proc.pid, timeout_s=300)  # the G2P call ends (seconds), then nothing runs
-    assert httpx.get(f"{url}/ping", timeout=10).json()["renders"] == renders, "the hung-up text was rendered"
+    after = httpx.get(f"{url}/ping", timeout=10).json()
+    assert after["renders"] == before["renders"], "the hung-up text was rendered"
+    read = after["g2p_slices"] - before["g2p_slices"]
+    assert read < len(g2p_slices(normalize(HOSTILE_PATH).spoken)), f"all {read} slices of the hung-up text were read"
 
 
 async def test_sigterm_ends_the_server_within_seconds_cancelling_queued_work(server):

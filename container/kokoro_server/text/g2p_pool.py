@@ -111,6 +111,7 @@ class G2PPool:
         self._lock = threading.Lock()
         self._closed = False
         self.replaced = 0  # workers replaced after they died
+        self.slices_read = 0  # slices read to the end, every worker together (/ping: work a hang-up stopped)
         self._workers = [_Worker(self._context) for _ in range(size)]
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         for worker in self._workers:
@@ -133,7 +134,10 @@ class G2PPool:
         try:
             for attempt in (1, 2):
                 try:
-                    return worker.read(text, lang)
+                    tokens = worker.read(text, lang)
+                    with self._lock:
+                        self.slices_read += 1
+                    return tokens
                 except _WorkerDied as died:
                     log.warning("%s while reading a slice (attempt %d); replacing it", died, attempt)
                     worker = self._replace(worker)

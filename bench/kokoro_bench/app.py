@@ -8,7 +8,7 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
 ``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``, ``pieces`` and
-``batching`` (what one part costs); each takes ``--help``.
+``batching`` (what one part costs), ``frameworks`` (first audio inside LiveKit Agents); each takes ``--help``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .errors import BenchError
 from .interruption import interruptible_command
 from .measuring import (
     batching,
+    frameworks,
     g2p,
     g2p_fairness,
     interrupt,
@@ -101,6 +102,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "g2p": g2p.g2p,
     "g2p-fairness": g2p_fairness.main,
     "languages": languages.languages,
+    "frameworks": frameworks.frameworks,
     "language-answers": language_answers.language_answers,
     "normalization": normalization.main,
     "openai-api": openai_api.openai_api,

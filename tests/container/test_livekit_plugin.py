@@ -4,8 +4,13 @@ closed mid-answer leaves the same TTS able to speak the next turn (tests/framewo
 
 from __future__ import annotations
 
+import json
+import subprocess
+from urllib.parse import urlsplit
+
+from servers import SERVER_START_S, model_server_child
 from speech import transcribe, wer, words
-from test_openai_frameworks import MAX_WER, run_client
+from test_openai_frameworks import CLIENTS, MAX_WER, SCRIPTS, run_client
 
 ANSWER = "Sure! The museum opens at nine every morning, and tickets are sold at the door."
 # Ten sentences, so ten pieces at least (a sentence end is always a cut): spoken on, they would all be rendered
@@ -38,3 +43,33 @@ def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
         heard = transcribe((tmp_path / name).read_bytes(), 24_000)
         assert wer(NEXT, heard) <= MAX_WER, (name, heard)
     assert report["next_words"] == len(NEXT.split())
+
+
+def test_livekit_plugin_speaks_again_after_the_model_server_restarts(tmp_path):
+    """The server dies between two turns and comes back on the same address: the same TTS opens a new session
+    and the next turn is heard (the dead session is dropped when its socket closes)."""
+    with model_server_child("onnx", timeout_s=SERVER_START_S) as (url, proc):
+        client = subprocess.Popen(
+            [str(CLIENTS), str(SCRIPTS / "livekit_restart.py"), url, NEXT, str(tmp_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert client.stdout is not None and client.stdin is not None
+            assert client.stdout.readline().strip() == "spoken"
+            proc.kill()
+            proc.wait(timeout=60)
+            with model_server_child("onnx", timeout_s=SERVER_START_S, port=urlsplit(url).port):
+                client.stdin.write("go\n")
+                client.stdin.flush()
+                out, _ = client.communicate(timeout=600)
+        finally:
+            if client.poll() is None:
+                client.kill()
+    assert client.returncode == 0
+    report = json.loads(out.strip().splitlines()[-1])
+    print(f"errors the TTS reported across the restart: {report['errors']}")
+    for name in ("before.pcm", "after.pcm"):
+        heard = transcribe((tmp_path / name).read_bytes(), 24_000)
+        assert wer(NEXT, heard) <= MAX_WER, (name, heard, report)

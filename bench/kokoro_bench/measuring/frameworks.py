@@ -24,11 +24,11 @@ from kokoro_server.settings import offline_environment
 from ..errors import BenchError
 from ..paths import PACKAGE, REPO
 from ..texts import TYPICAL
+from .policy_sweep import TOKENS_PER_S
 from .server import check_ready, model_server
 
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"
 SCRIPT = PACKAGE / "frameworks" / "livekit_first_audio.py"
-TOKENS_PER_S = 40.0  # the benchmark's scripted LLM speed
 
 
 def measure(url: str, repeats: int) -> dict:

@@ -25,11 +25,11 @@ from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
 
 from ..texts import TYPICAL
+from .policy_sweep import TOKENS_PER_S
 from .server import check_ready, model_server
 from .timeline import play
 
 ANSWERS = DATA / "language_answers.json"
-TOKENS_PER_S = 40.0  # the benchmark's scripted LLM speed (policy_sweep.TOKENS_PER_S)
 
 
 def answers() -> dict[str, str]:

@@ -6,11 +6,10 @@ here, so that the figures a reader sees are the ones a run printed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..paths import REPO, RESULTS
-from .markers import replace_between
+from .markers import page_from_results
 
 FRAMEWORKS = RESULTS / "frameworks.json"
 LIVEKIT_PAGE = REPO / "docs" / "livekit.md"
@@ -41,8 +40,4 @@ def table(figures: dict) -> str:
 
 def rendered_pages(path: Path = FRAMEWORKS) -> dict[Path, str]:
     """docs/livekit.md with its figures as the results file has them (nothing without one)."""
-    if not path.is_file():
-        return {}
-    body = table(json.loads(path.read_text(encoding="utf-8")))
-    page = LIVEKIT_PAGE.read_text(encoding="utf-8")
-    return {LIVEKIT_PAGE: replace_between(page, BEGIN, END, lambda: body, str(LIVEKIT_PAGE))}
+    return page_from_results(path, LIVEKIT_PAGE, BEGIN, END, table)

@@ -6,11 +6,10 @@ renders it here, so that the figures a reader sees are the ones a run printed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..paths import REPO, RESULTS
-from .markers import replace_between
+from .markers import page_from_results
 
 LANGUAGE_ANSWERS = RESULTS / "language_answers.json"
 MODEL_SERVER_PAGE = REPO / "docs" / "model-server.md"
@@ -42,8 +41,4 @@ def table(figures: dict) -> str:
 
 def rendered_pages(path: Path = LANGUAGE_ANSWERS) -> dict[Path, str]:
     """docs/model-server.md with its language figures as the results file has them (nothing without one)."""
-    if not path.is_file():
-        return {}
-    body = table(json.loads(path.read_text(encoding="utf-8")))
-    page = MODEL_SERVER_PAGE.read_text(encoding="utf-8")
-    return {MODEL_SERVER_PAGE: replace_between(page, BEGIN, END, lambda: body, str(MODEL_SERVER_PAGE))}
+    return page_from_results(path, MODEL_SERVER_PAGE, BEGIN, END, table)

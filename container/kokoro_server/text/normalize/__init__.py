@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from kokoro_server.text.languages import LANGUAGES
 from kokoro_server.text.normalize import abbreviations, dates, money, numeric, units, web
 from kokoro_server.text.normalize.locales import locale_rules
 from kokoro_server.text.normalize.rule import Rules
@@ -53,10 +54,11 @@ def normalize(text: str, enabled: bool = True, language: str = "a") -> Normalize
     or digit ("7am" must not become "sevenAM"), except in Japanese and Chinese; the padding belongs to
     the region.
     """
-    rules = RULES if language in "ab" else locale_rules(language)
+    lang = LANGUAGES.get(language)
+    rules = RULES if lang is not None and lang.english else locale_rules(language)
     if not enabled or rules is None:
         return Normalized(written=text, spoken=text)
-    spaced = language not in "jz"  # Japanese and Chinese: no space between words
+    spaced = lang is None or lang.spaced  # Japanese and Chinese: no space between words
     parts: list[str] = []
     rewrites: list[tuple[int, int, int, int]] = []
     written_pos = spoken_len = 0

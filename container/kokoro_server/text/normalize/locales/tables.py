@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
+from kokoro_server.text.languages import LANGUAGES
 from kokoro_server.text.normalize.numbers import MAX_CARDINAL_DIGITS, ascii_digits
 
 _DIGITS = {lang: [num2words(d, lang=lang) for d in range(10)] for lang in ("es", "fr", "it", "pt_BR")}
@@ -40,7 +41,7 @@ class Locale:
     @property
     def spaced(self) -> bool:
         """Whether words are separated by spaces (not in Japanese and Chinese)."""
-        return self.letter not in "jz"
+        return LANGUAGES[self.letter].spaced
 
     h_times: bool = False  # times also written "10h30" and "10h"
     of_millions: str = ""  # said between "million" and the currency ("de", "d'", "di")

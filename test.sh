@@ -6,6 +6,8 @@
 #                              SageMaker-path tests on .venv312 (3.12); the 15 slowest tests are listed
 #   ./test.sh --fast           the same checks, then only the tests that need no model (a server or in the
 #                              process), recognizer, browser, cdk or network (markers: tests/needs.py)
+#   ./test.sh --cost-map       everything, and each test file's wall and CPU seconds written to tests/costs.json
+#                              and docs/test-costs.md (the one mode that writes into the repository)
 #   ./test.sh [--fast] ARGS    pytest ARGS (paths, -k, -m, ...) on each Python that has tests among them, in
 #                              one process; the checks are left out (it says so). With no path, both Pythons.
 #
@@ -25,9 +27,11 @@ PY312_TESTS=(tests/agent/test_sagemaker_transport.py tests/devtools/test_sagemak
   tests/devtools/test_emulator_model_server.py)
 FAST_FILTER="not server and not recognizer and not browser and not cdk and not model and not network"
 
-fast=0
-if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
+fast=0 cost_map=0
+if [ "${1:-}" = "--fast" ]; then fast=1; shift
+elif [ "${1:-}" = "--cost-map" ]; then cost_map=1; shift; fi
 args=("$@")
+if [ $cost_map -eq 1 ] && [ ${#args[@]} -gt 0 ]; then echo "--cost-map measures the whole suite: no arguments" >&2; exit 2; fi
 
 declare -a summary=()
 failed=0
@@ -110,6 +114,7 @@ if [ ${#paths[@]} -gt 0 ] && [ ${#paths311[@]} -eq 0 ]; then
 else
   parallel=()  # one worker per core, each taking a file (or tests/stacks/) whole, longest first: tests/needs.py
   [ ${#args[@]} -eq 0 ] && parallel=(-n auto --dist loadscope --no-loadscope-reorder)
+  [ $cost_map -eq 1 ] && parallel+=(-p kokoro_devtools.suite_costs.measure --cost-map tests/costs.json)
   run311() { pytest_on .venv/bin/python "" "${parallel[@]}" "${paths311[@]}"; judged $?; }
   step "tests on Python 3.11 (.venv)" run311
 fi
@@ -125,6 +130,9 @@ else
     failed=1
   fi
   summary+=("$summary312")
+fi
+if [ $cost_map -eq 1 ]; then
+  step "docs/test-costs.md from tests/costs.json" .venv/bin/python -m kokoro_devtools.suite_costs
 fi
 if [ $runs -gt 0 ] && [ $empty_runs -eq $runs ]; then
   summary+=("FAILED  no test matched the selection")

@@ -206,17 +206,13 @@ SHARED_FILES = {
     "tests/container/test_torch_batching.py": "torch engine",
     "tests/devtools/test_torch_weights.py": "torch engine",
 }
-# Files whose tests share nothing costly and each run for minutes: every test is a scope of its own, so that
-# both workers share them (each documented page runs its commands one after the other: 13 s to 4 minutes).
-SPLIT_FILES = ("tests/docs/test_documented_commands.py",)
+# The documented pages are one file, so one scope: its pages share the servers and commands that several of
+# them run identically (tests/docs/documented_commands.py, Shared), which they could not on two workers.
 
 
 def scope(nodeid: str) -> str:
-    """The unit of work a parallel worker takes whole: the test's shared folder or group of files, its file, or
-    for a file of :data:`SPLIT_FILES` the test itself."""
+    """The unit of work a parallel worker takes whole: the test's shared folder or group of files, or its file."""
     path = nodeid.split("::", 1)[0]
-    if path in SPLIT_FILES:
-        return nodeid
     if path in SHARED_FILES:
         return SHARED_FILES[path]
     return next((folder for folder in SHARED_FOLDERS if path.startswith(folder)), path)

@@ -87,10 +87,12 @@ def test_a_parallel_worker_takes_a_file_or_the_stacks_folder_whole() -> None:
     assert scope("tests/stacks/test_nag.py::test_y") == scope("tests/stacks/test_model_stack.py::test_z")
 
 
-def test_each_documented_page_is_a_scope_of_its_own() -> None:
-    """The pages run for minutes each and share nothing costly: both workers take them."""
+def test_the_documented_pages_are_one_scope() -> None:
+    """The pages share the servers and commands several of them run (documented_commands.Shared): one worker
+    takes them all, after each other, and the shared servers' last test after them."""
     page = "tests/docs/test_documented_commands.py::test_documented_commands_run_as_written[{}]"
-    assert scope(page.format("README.md")) != scope(page.format("benchmark.md"))
+    last = "tests/docs/test_documented_commands.py::test_servers_that_pages_share_exit_0_on_ctrl_c"
+    assert scope(page.format("README.md")) == scope(page.format("benchmark.md")) == scope(last)
 
 
 class _Collected:

@@ -58,11 +58,16 @@ def test_word_spans_have_the_right_structure(random_weights, phonemizer):
     assert all(w.start_s < w.end_s for w in spans)
 
 
-def test_cuda_without_a_gpu_is_a_clear_error(random_weights):
+def test_cuda_runs_where_there_is_a_gpu_and_is_a_clear_error_where_not(random_weights, monkeypatch):
+    """On a GPU machine the backend speaks on the GPU; then (and on any other machine) a machine where torch
+    sees no CUDA device gets the clear error, never a silent CPU run."""
+    assets = model_assets.resolve("torch", torch_model=random_weights)
     if torch.cuda.is_available():
-        pytest.skip("a GPU is present")
+        out = load_backend("torch", assets, "cuda", 0).infer("hˈI", assets.load_voice("af_heart")[2], 1.0)
+        assert len(out.audio) == out.frames.sum() * FRAME_SAMPLES > 0
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(RuntimeError, match="no CUDA device"):
-        load_backend("torch", model_assets.resolve("torch", torch_model=random_weights), "cuda", 0)
+        load_backend("torch", assets, "cuda", 0)
 
 
 def test_server_on_torch_engine_serves_http_and_session(torch_server_url):

@@ -9,11 +9,13 @@ bash's). Words after ``bash`` in the fence's info string are tags (GitHub shows 
 ``server``  its last command serves until stopped, as a command ending in ``&`` does; both run in the
             background, are waited for, and get Ctrl-C when the page is done: then they must exit 0
             (docs/decisions/110-a-requested-stop-exits-0.md).
-``long``    each command runs as written for :data:`LONG_RUN_S`, then gets Ctrl-C: it must exit 130 and
-            leave no process behind (or have finished by then, with its documented exit code). A long
-            command starts at its place in the page and runs beside the commands after it: the page's end
-            waits until each has had its time (a page's long commands would otherwise add up to minutes
-            of a suite run spent waiting on them one at a time).
+``long``    each command runs as written until it has printed its first line (every long command of
+            the pages prints one once it is past its start, its model server ready, and into its own work)
+            or for :data:`LONG_RUN_S` at most, then gets Ctrl-C: it must exit 130 and leave no process
+            behind (or have finished by then, with its documented exit code). A long command starts at its
+            place in the page and runs beside the commands after it: the page's end waits for each (a
+            page's long commands would otherwise add up to minutes of a suite run spent waiting on them
+            one at a time).
 ``manual``  not run here (set-up itself, the whole suite): its programs must exist.
 ``gpu``     run where CUDA is; elsewhere as ``manual``.
 
@@ -23,6 +25,12 @@ it exits with N.
 
 The well-known ports of a page (:data:`PAGE_PORTS`) are that page's: each is replaced by a free port,
 the same one throughout the page, in its commands and in their documented output.
+
+What several pages run identically runs once in a suite run (:class:`Shared`): a server that more than one
+page starts with the same command (``kokoro-serve --port 8090 &`` starts six pages' examples) is started by
+the first and served to the others on the same port, and stopped with Ctrl-C (exit 0) after the last page;
+a command that an earlier page ran with the same text and the same exports is not run again, its exit code
+and output are checked against this page's documentation.
 """
 
 from __future__ import annotations
@@ -47,10 +55,11 @@ TAGS = frozenset({"aws", "server", "long", "manual", "gpu"})
 PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443")
 COMMAND_TIMEOUT_S = 900.0  # a command that loads the model on a loaded 2-core machine: minutes
 READY_TIMEOUT_S = 900.0
-# Past a model server's start (5 s on an idle 2-core machine, decision 143; three times that under a suite's
-# load) into the command's own work, most runs. A Ctrl-C during the start is as much the reader's case: each
-# long command, stopped 2, 4, 8 or 12 s after it began, exited 130 and left no process (decision 095).
-LONG_RUN_S = 20.0
+# The most a long command runs before its Ctrl-C, if it prints nothing: a bound against a command that hangs in
+# its start (a model server's start is 5 s on an idle 2-core machine, decision 143; three times that under a
+# suite's load). Each is stopped once it has printed its first line: then it is past its start and into its
+# own work (decision 095).
+LONG_RUN_S = 120.0
 STOP_TIMEOUT_S = 120.0
 _FENCE = re.compile(r"^```(\S*)\s*(.*)$")
 _EXIT = re.compile(r"^\[exit (\d+)\]$")
@@ -137,10 +146,47 @@ def blocks(page: Path, root: Path) -> list[Block]:
     return found
 
 
-def page_ports(page_blocks: list[Block]) -> dict[str, str]:
-    """A free port for each well-known port the page's commands or outputs use."""
+def page_ports(page_blocks: list[Block], shared: Shared | None = None) -> dict[str, str]:
+    """A port for each well-known port the page's commands or outputs use: a free one, or where the page
+    starts a server that other pages start too, that server's (:class:`Shared`)."""
     used = {m for b in page_blocks for c in b.commands for t in (c.text, *c.output) for m in _PORT.findall(t)}
-    return {port: str(_free_port()) for port in sorted(used)}
+    ports = {port: str(_free_port()) for port in sorted(used)}
+    for command in (c for b in page_blocks for c in b.commands if c.background):
+        if shared is not None and command.text in shared.repeated:
+            ports.update({port: shared.port(command.text, port) for port in _PORT.findall(command.text)})
+    return ports
+
+
+@dataclass
+class Shared:
+    """What the pages of one suite run share. ``repeated``: the background commands that more than one page
+    starts, each started once (by the first page to reach it) on the same ports for every page, and stopped
+    by :meth:`stop`; ``outcomes``: each command's page, exit code and output by its text and the exports it
+    ran under, so that a command an earlier page ran is not run again (within a page, a command run twice
+    runs twice: what it sees may have changed in between)."""
+
+    repeated: frozenset[str]
+    servers: dict[str, Background] = field(default_factory=dict)
+    outcomes: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, int | None, str]] = field(default_factory=dict)
+    _ports: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, pages: list[list[Block]]) -> Shared:
+        starts = [{c.text for b in page for c in b.commands if c.background} for page in pages]
+        return cls(frozenset(text for text in set().union(*starts) if sum(text in page for page in starts) > 1))
+
+    def port(self, text: str, port: str) -> str:
+        return self._ports.setdefault((text, port), str(_free_port()))
+
+    def stop(self) -> list[str]:
+        """Ctrl-C to every shared server, last started first: the failures of those that did not exit 0."""
+        failures = []
+        for text, started in reversed(list(self.servers.items())):
+            code = _stop_group(started.proc, signal.SIGINT)
+            if code != 0:
+                failures.append(f"{text[:160]}: Ctrl-C: exit {code}, documented 0\n{started.output()[-3000:]}")
+        self.servers.clear()
+        return failures
 
 
 def with_ports(text: str, ports: Mapping[str, str]) -> str:
@@ -200,11 +246,15 @@ class PageRun:
     """One page's commands, in order, in ``cwd`` (a copy of the repository): exports carry on to the
     commands after them, background servers live until :meth:`finish` stops them."""
 
-    def __init__(self, cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path):
+    def __init__(
+        self, cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path, shared: Shared | None = None
+    ):
         self.cwd = cwd
         self.env = dict(env)
+        self.exported: dict[str, str] = {}  # what the page's own exports changed, so far
         self.ports = ports
         self.logs = logs
+        self.shared = shared or Shared(frozenset())
         self.background: list[Background] = []
         self.long_runs: list[LongRun] = []
         self.failures: list[str] = []
@@ -227,7 +277,7 @@ class PageRun:
             elif "long" in block.tags:
                 self._long(command, text, where)
             else:
-                self._once(command, text, where, aws="aws" in block.tags)
+                self._once(command, text, where, block.page, aws="aws" in block.tags)
 
     def _exists(self, text: str, where: str) -> None:
         words = [w for w in shlex.split(text) if "=" not in w.split("/")[0]]
@@ -242,7 +292,9 @@ class PageRun:
             ["bash", "-c", f"{text}\nenv -0"], cwd=self.cwd, env=self.env, capture_output=True, text=True, timeout=30
         )
         self.check(done.returncode == 0, where, f"exit {done.returncode}", done.stderr)
-        self.env = dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
+        env = dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
+        self.exported.update({k: v for k, v in env.items() if self.env.get(k) != v})
+        self.env = env
 
     def _popen(self, text: str, log: Path) -> subprocess.Popen:
         with log.open("w") as out:  # the child keeps its own copy of the descriptor
@@ -260,18 +312,22 @@ class PageRun:
     def _log(self) -> Path:
         return Path(tempfile.mkstemp(dir=self.logs, suffix=".log")[1])
 
-    def _once(self, command: Command, text: str, where: str, aws: bool) -> None:
-        log = self._log()
-        started = time.monotonic()
-        proc = self._popen(text, log)
-        try:
-            code = proc.wait(timeout=COMMAND_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            _stop_group(proc, signal.SIGKILL)
-        self.timings.append((time.monotonic() - started, where))
-        output = log.read_text(errors="replace")
+    def _once(self, command: Command, text: str, where: str, page: str, aws: bool) -> None:
+        key = (text, tuple(sorted(self.exported.items())))
+        ran_on, code, output = self.shared.outcomes.get(key, (page, None, ""))
+        if ran_on == page:
+            log = self._log()
+            started = time.monotonic()
+            proc = self._popen(text, log)
+            try:
+                code = proc.wait(timeout=COMMAND_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:
+                _stop_group(proc, signal.SIGKILL)
+            self.timings.append((time.monotonic() - started, where))
+            output = log.read_text(errors="replace")
+            self.shared.outcomes[key] = page, code, output
         expected = command.exit_code if command.exit_code is not None else (3 if aws else 0)
         self.check(code == expected, where, f"exit {code}, documented {expected}", output)
         self._first_line(command, output, where)
@@ -288,9 +344,16 @@ class PageRun:
             self.check(matches(documented, printed), where, f"first line {printed!r}, documented {documented!r}")
 
     def _start(self, command: Command, text: str, where: str) -> None:
+        running = self.shared.servers.get(command.text)
+        if running is not None and running.proc.poll() is None:  # another page's, on this page's ports
+            self._first_line(command, running.output(), where)
+            return
         log = self._log()
         proc = self._popen(text, log)
-        self.background.append(Background(command, proc, log))
+        if command.text in self.shared.repeated:
+            self.shared.servers[command.text] = Background(command, proc, log)
+        else:
+            self.background.append(Background(command, proc, log))
         started = time.monotonic()
         ports = [p for p in self.ports.values() if re.search(rf"(?<!\d){p}(?!\d)", text)]
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -310,11 +373,13 @@ class PageRun:
         self.long_runs.append(LongRun(command, self._popen(text, log), log, where, time.monotonic()))
 
     def _end_long_runs(self) -> None:
-        """Each long command, once it has had :data:`LONG_RUN_S`: its documented exit code if it finished,
-        else Ctrl-C (to all of them at once), exit 130 and nothing left behind."""
+        """Each long command, once it has printed its first line or had :data:`LONG_RUN_S`: its documented
+        exit code if it finished, else Ctrl-C (to all of them at once), exit 130 and nothing left behind."""
         for run in self.long_runs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                run.proc.wait(timeout=max(0.0, run.started + LONG_RUN_S - time.monotonic()))
+            while run.proc.poll() is None and not first_line(run.output()):
+                if time.monotonic() > run.started + LONG_RUN_S:
+                    break
+                time.sleep(0.2)
         stopped = [run for run in self.long_runs if run.proc.poll() is None]
         for run in stopped:
             with contextlib.suppress(ProcessLookupError):
@@ -327,7 +392,7 @@ class PageRun:
                 continue
             code = _stop_group(run.proc, None)
             output = run.output()
-            self.check(code == 130, run.where, f"Ctrl-C after {LONG_RUN_S:.0f} s: exit {code}, documented 130", output)
+            self.check(code == 130, run.where, f"Ctrl-C: exit {code}, documented 130", output)
             self.check(not _group_alive(run.proc.pid), run.where, "processes left behind after Ctrl-C", output)
         self.long_runs.clear()
 
@@ -385,8 +450,10 @@ def _ready(port: str | None, log: Path, prints: bool) -> bool:
 
 
 @contextlib.contextmanager
-def page_run(cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path) -> Iterator[PageRun]:
-    run = PageRun(cwd, env, ports, logs)
+def page_run(
+    cwd: Path, env: Mapping[str, str], ports: Mapping[str, str], logs: Path, shared: Shared | None = None
+) -> Iterator[PageRun]:
+    run = PageRun(cwd, env, ports, logs, shared)
     try:
         yield run
     finally:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from documented_commands import TAGS, Block, blocks, page_ports, page_run
+from documented_commands import TAGS, Block, Shared, blocks, page_ports, page_run
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -73,6 +74,15 @@ def reader_env(repo_copy: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
+def shared() -> Iterator[Shared]:
+    """The servers and outcomes of commands that several pages run identically (documented_commands.Shared):
+    the pages are one scope of a parallel run (tests/needs.py), so one worker runs them all and shares these."""
+    found = Shared.of(list(PAGE_BLOCKS.values()))
+    yield found
+    found.stop()
+
+
+@pytest.fixture(scope="module")
 def cuda() -> bool:
     probe = subprocess.run(
         [str(REPO / ".venv" / "bin" / "python"), "-c", "import torch; print(torch.cuda.is_available())"],
@@ -93,13 +103,20 @@ def test_every_fence_is_parsed_and_tagged_known() -> None:
 
 @pytest.mark.parametrize("page", [_param(p, b) for p, b in PAGE_BLOCKS.items()])
 def test_documented_commands_run_as_written(
-    page: Path, repo_copy: Path, reader_env: dict[str, str], cuda: bool, tmp_path: Path
+    page: Path, repo_copy: Path, reader_env: dict[str, str], cuda: bool, shared: Shared, tmp_path: Path
 ) -> None:
     page_blocks = PAGE_BLOCKS[page]
     env = {**reader_env, "TMPDIR": str(tmp_path)}
-    with page_run(repo_copy, env, page_ports(page_blocks), tmp_path) as run:
+    with page_run(repo_copy, env, page_ports(page_blocks, shared), tmp_path, shared) as run:
         for block in page_blocks:
             run.run(block, cuda)
     for seconds, where in sorted(run.timings, reverse=True)[:5]:
         print(f"{seconds:6.1f} s  {where}")  # shown with the failure, or with -rP
     assert not run.failures, "\n\n".join(run.failures)
+
+
+def test_servers_that_pages_share_exit_0_on_ctrl_c(shared: Shared) -> None:
+    """After the last page: each server that several pages used ends on Ctrl-C as a reader's does, exit 0
+    (docs/decisions/110-a-requested-stop-exits-0.md)."""
+    failures = shared.stop()
+    assert not failures, "\n\n".join(failures)

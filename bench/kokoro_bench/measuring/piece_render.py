@@ -85,6 +85,7 @@ def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
         if runtime.synthesizer is None or runtime.g2p_pool is None:
             raise BenchError("the in-process engine is not loaded")
         start_load = load_average()
+        typer.echo(f"{engine} engine loaded; rendering {len(PIECES)} pieces {repeats} times each", err=True)
         rows = measure(runtime.synthesizer, runtime.g2p_pool.read, voice, repeats)
     finally:
         runtime.close()

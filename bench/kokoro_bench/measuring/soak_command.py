@@ -58,6 +58,7 @@ def run(
         with model_server_child(
             "onnx", "--log-level", "warning", "--max-sessions", str(sessions), timeout_s=SERVER_START_S
         ) as (url, proc):
+            typer.echo(f"server ready at {url}; {sessions} sessions for {minutes:g} minutes", err=True)
             report = asyncio.run(soak(url, proc.pid, minutes, sessions, terminated=terminated))
     except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)

@@ -100,7 +100,7 @@ class _Tally:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:
-            if key == _KEY:
+            if key == _KEY and isinstance(value, dict):
                 path = report.nodeid.split("::", 1)[0]
                 row = self.files.setdefault(path, {"tests": 0, "wall_s": 0.0, "cpu_s": 0.0})
                 row["wall_s"] += value["wall_s"]

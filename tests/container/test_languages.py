@@ -50,6 +50,12 @@ WHISPER_CODE = {"en-us": "en", "en-gb": "en", "fr-fr": "fr", "pt-br": "pt"}
 # (0.80 here), so Hindi is judged by the language heard instead, and by the phonemes.
 MAX_ERROR = {"en": 0.05, "es": 0.05, "fr": 0.15, "it": 0.05, "pt": 0.10, "ja": 0.10, "zh": 0.10}
 CONTROL_MARGIN = 0.2  # the English voice's reading must be heard this much worse, at least
+# The control reads the first four sentences, but of Japanese only the first: English G2P spells kana and
+# kanji one by one, and four sentences were 72 s of audio (for 26 s of Japanese), the test's costliest
+# recognition by far; one is still heard far worse (CER 1.7 against 0.04). One sentence is not control
+# enough elsewhere: Whisper told "es" hears the English voice's first Spanish sentence perfectly, and the
+# first Chinese sentence has nothing English G2P can speak.
+CONTROL_SENTENCES = {"ja": 1}
 
 
 def speak(url: str, text: str, voice: str) -> bytes:
@@ -69,7 +75,7 @@ def test_each_language_is_heard_as_written(model_server_url: str, language: str)
         return
     heard = [transcribe(pcm, RATE, language) for pcm in audio]
     rate = error_rate(" ".join(sentences), " ".join(heard), language)
-    control_text = " ".join(sentences[:4])
+    control_text = " ".join(sentences[: CONTROL_SENTENCES.get(language, 4)])
     if language == "en":  # English G2P is the control of the others; here, the first half of the audio
         control_audio = audio[0][: len(audio[0]) // 4 * 2]
     else:

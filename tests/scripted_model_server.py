@@ -11,8 +11,10 @@ that asserts something false fails its test (tests/protocol/test_scripted_model_
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -89,3 +91,20 @@ async def scripted_model_server(script: Script) -> AsyncIterator[str]:
         raise
     if failures:
         raise ExceptionGroup("the scripted model server's script failed", failures)
+
+
+@contextlib.contextmanager
+def scripted_model_server_thread(script: Script) -> Iterator[str]:
+    """:func:`scripted_model_server` on an event loop of its own thread, for a synchronous test or fixture
+    (an agent served from a thread, driven with blocking calls). What the scripts raised is raised here."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="scripted-model-server", daemon=True)
+    thread.start()
+    server = scripted_model_server(script)
+    try:
+        yield asyncio.run_coroutine_threadsafe(server.__aenter__(), loop).result(timeout=30)
+        asyncio.run_coroutine_threadsafe(server.__aexit__(None, None, None), loop).result(timeout=30)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()

@@ -1,8 +1,11 @@
-"""Hostile payloads against the real AgentCore app on a real socket (scripted LLM, real model server).
+"""Hostile payloads against the real AgentCore app on a real socket (scripted LLM).
 
 Same-session concurrency, numbers too big for a float or for Python's parser, deep nesting, and a
 hypothesis fuzz of the payload (80 cases): every reply is a typed error or a normal answer, never an
-untyped 500 or an event without a ``type``, and a normal request works afterwards.
+untyped 500 or an event without a ``type``, and a normal request works afterwards. What is judged is the
+agent's parsing and its events, so the many short answers are spoken by a scripted model server that times
+every word (word_server.py) in milliseconds; the concurrent turns of one session are spoken by the real
+model server.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import httpx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from scripted_model_server import scripted_model_server_thread
+from word_server import WordServer
 
 from kokoro_processes.servers import agent_server_thread
 from voice_agent.app import create_app
@@ -35,13 +40,14 @@ def slow_agent(model_server_url: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def quick_agent(model_server_url: str) -> Iterator[str]:
-    settings = AgentSettings(
-        tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
-        llm=LlmSettings(provider="scripted", reply=SHORT_REPLY, tokens_per_s=500.0),
-    )
-    with agent_server_thread(create_app(settings)) as url:
-        yield url
+def quick_agent() -> Iterator[str]:
+    with scripted_model_server_thread(WordServer(pace_s=0.0)) as model_url:
+        settings = AgentSettings(
+            tts=TtsSettings(transport="websocket", url=model_url, timeout_s=60.0),
+            llm=LlmSettings(provider="scripted", reply=SHORT_REPLY, tokens_per_s=500.0),
+        )
+        with agent_server_thread(create_app(settings)) as url:
+            yield url
 
 
 def typed_events(reply: httpx.Response) -> list[dict]:

@@ -7,24 +7,13 @@ import os
 import time
 from pathlib import Path
 
+from kokoro_devtools.suite_costs.measure import descendants  # the suite's cost map reads the same tree
+
 IDLE_WINDOW_S = 2.0
 # CPU seconds a tree may use in IDLE_WINDOW_S and still be idle: a render or a G2P call keeps a core busy
 # for all of it (a share of a core on a loaded machine, still far above this), an idle server's event loop
 # wakes for a few milliseconds.
 IDLE_CPU_S = 0.2
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` now (the children of each of its threads, and theirs)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in map(int, children):
-            found |= {child, *descendants(child)}
-    return found
 
 
 def cpu_seconds(pid: int) -> float:

@@ -29,6 +29,9 @@ class ServerEnvironment:
     # Intra-op threads per inference (0 = the runtime's default: all cores); concurrent inferences, more only
     # helps on a GPU; G2P processes (0 = half the cores, 1 to 4: kokoro_server.text.g2p_pool.default_workers).
     threads: int = variable("KOKORO_THREADS", 0, "Threads per inference, 0 = all cores.")
+    # Between operators, ONNX Runtime's idle threads spin (the lowest latency on cores of its own) or sleep
+    # (less CPU where other processes share the cores: docs/decisions/158-onnx-threads-that-sleep.md).
+    onnx_spin: bool = variable("KOKORO_ONNX_SPIN", True, "ONNX engine: idle threads spin; off where cores are shared.")
     workers: int = variable("KOKORO_WORKERS", 1, "Concurrent inferences.")
     g2p_workers: int = variable("KOKORO_G2P_WORKERS", 0, "G2P processes; 0 = half the cores, 1 to 4.")
     # Pieces of different sessions spoken in one forward pass (torch engine; 1 = each alone, as the ONNX

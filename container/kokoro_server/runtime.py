@@ -69,7 +69,7 @@ class SpeechRuntime:
         s = self.settings
         self.g2p_pool = G2PPool(self.g2p_workers)  # its processes load G2P while this thread loads the model
         synthesizer = Synthesizer(
-            load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf),
+            load_backend(s.engine, self.assets, s.device, s.threads, simulate_rtf=s.simulate_rtf, spin=s.onnx_spin),
             VoiceBank(self.assets),
             default_voice=s.voice,
             trim=s.trim,

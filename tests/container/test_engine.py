@@ -150,3 +150,11 @@ def test_onnx_on_cuda_without_its_provider_is_a_clear_error(assets, monkeypatch)
     monkeypatch.setattr(ort, "get_available_providers", lambda: providers)
     with pytest.raises(RuntimeError, match="no CUDA provider .*--engine torch"):
         load_backend("onnx", assets, "cuda", 0)
+
+
+@pytest.mark.parametrize(("spin", "entry"), [(True, "1"), (False, "0")])
+def test_onnx_threads_spin_unless_told_to_sleep(assets, spin: bool, entry: str):
+    """``--no-onnx-spin`` reaches ONNX Runtime's session: its idle threads sleep (decision 158)."""
+    backend = load_backend("onnx", assets, "cpu", 0, spin=spin)
+    options = backend._session.get_session_options()  # type: ignore[attr-defined]
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == entry

@@ -22,6 +22,7 @@ CHANGED = ServerSettings(
     engine="torch",
     device="cuda",
     threads=2,
+    onnx_spin=False,
     workers=3,
     g2p_workers=2,
     max_batch=16,
@@ -54,12 +55,13 @@ def served(environment: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Serv
     return settings_of(typer.main.get_command(cli).make_context("kokoro-serve", []).params)
 
 
-def test_every_option_is_a_variable_of_the_environment_with_its_default() -> None:
+def test_every_option_is_a_variable_of_the_environment_with_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
     command = typer.main.get_command(cli)
     options = {param.name: param for param in command.params if param.name != "help"}
     assert list(options) == [field.name for field in dataclasses.fields(ServerEnvironment)]
     for name, var in variables(ServerEnvironment).items():
         assert options[name].envvar == var.name
+        monkeypatch.delenv(var.name, raising=False)  # the suite sets one for its servers (tests/conftest.py)
     assert settings_of(command.make_context("kokoro-serve", []).params) == ServerSettings()
 
 

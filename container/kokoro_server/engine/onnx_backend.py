@@ -19,10 +19,12 @@ from kokoro_server.engine.tokens import frames_per_character, token_ids
 class OnnxBackend:
     name = "onnx"
 
-    def __init__(self, assets: ModelAssets, *, device: str = "cpu", threads: int = 0):
+    def __init__(self, assets: ModelAssets, *, device: str = "cpu", threads: int = 0, spin: bool = True):
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
+        # ONNX Runtime's own default is to spin (docs/decisions/158-onnx-threads-that-sleep.md)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
         providers = ["CPUExecutionProvider"]
         if device == "cuda":
             # ONNX Runtime falls back to the CPU without a word when CUDA is missing: say so instead.

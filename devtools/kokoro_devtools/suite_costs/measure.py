@@ -36,7 +36,8 @@ def _ticks(pid: int, with_reaped: bool) -> int:
     return sum(int(f) for f in fields[11 : 15 if with_reaped else 13])
 
 
-def _descendants(pid: int) -> set[int]:
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` now (the children of each of its threads, and theirs)."""
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
@@ -44,7 +45,7 @@ def _descendants(pid: int) -> set[int]:
         except OSError:
             continue
         for child in map(int, children):
-            found |= {child, *_descendants(child)}
+            found |= {child, *descendants(child)}
     return found
 
 
@@ -52,7 +53,7 @@ def tree_cpu_seconds(pid: int | None = None) -> float:
     """CPU seconds used so far by ``pid`` (this process by default), every process below it now, and every
     process below it that has ended and been waited for."""
     pid = os.getpid() if pid is None else pid
-    return sum(_ticks(p, with_reaped=True) for p in {pid, *_descendants(pid)}) / _TICK
+    return sum(_ticks(p, with_reaped=True) for p in {pid, *descendants(pid)}) / _TICK
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

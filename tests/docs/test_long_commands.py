@@ -81,7 +81,7 @@ def test_a_long_command_gets_ctrl_c_once_it_has_printed_its_first_line(
 def test_a_server_two_pages_start_is_started_once_on_one_port(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both pages start the same server on 8090 and reach it there; it starts once (its log of starts has one
     line), lives on past the first page, and ends on Ctrl-C with exit 0 after the last."""
-    server = "trap 'exit 0' INT; python3 -m http.server --bind 127.0.0.1 8090 & echo start >> starts; wait"
+    server = "echo start >> starts; exec python3 -m http.server --bind 127.0.0.1 8090"  # Ctrl-C: exit 0
     pages = [f"```bash\n{server} &\ncurl -sf localhost:8090/{name}.md -o /dev/null\n```\n" for name in ("a", "b")]
     other = "```bash\npython3 -m http.server --bind 127.0.0.1 8090 &\n```\n"  # one page's own: not shared
     page_blocks = [blocks(_write(tmp_path, f"{n}.md", body), tmp_path) for n, body in zip("abc", [*pages, other])]

@@ -15,8 +15,9 @@ from pathlib import Path
 # convolution loop beside the suite: 0.83-0.86 CPU-s passive against 1.53-1.64 spinning, and faster). It must
 # be set before libgomp starts: here, before anything imports torch; the servers the tests start inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-# Likewise the ONNX engine's threads, in every model server the suite starts (its own, the CLIs', the pages'):
-# a spinning thread there cost the suite's other processes a third more CPU per render (decision 158).
+# Likewise the ONNX engine's threads, in every model server the suite starts (its own and the CLIs'; the
+# documented pages run with a reader's environment, without either): a spinning thread there cost the
+# suite's other processes a third more CPU per render (decision 158).
 os.environ.setdefault("KOKORO_ONNX_SPIN", "false")
 
 import pytest

@@ -58,3 +58,39 @@ def test_the_page_is_what_the_cost_map_renders() -> None:
     assert set(costs["files"]) <= {str(p.relative_to(REPO)) for p in (REPO / "tests").rglob("test_*.py")}, (
         "the cost map names test files that are gone: measure again with ./test.sh --cost-map"
     )
+
+
+@pytest.mark.parametrize(
+    ("costs", "argv", "code", "said"),
+    [
+        (None, [], 2, "error: tests/costs.json is not a cost map"),
+        ("", [], 2, "error: tests/costs.json is not a cost map"),
+        ('{"files": 3}', ["--check"], 2, "error: tests/costs.json is not a cost map"),
+        ("x" * 100_000, [], 2, "error: tests/costs.json is not a cost map"),
+        (None, ["--write", "everything"], 2, "usage: python -m kokoro_devtools.suite_costs [--check]"),
+    ],
+)
+def test_a_missing_or_broken_cost_map_is_one_clear_error(
+    tmp_path: Path, costs: str | None, argv: list[str], code: int, said: str
+) -> None:
+    if costs is not None:
+        (tmp_path / "tests").mkdir()
+        (tmp_path / "tests" / "costs.json").write_text(costs, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "kokoro_devtools.suite_costs", *argv], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stderr.splitlines()[0][: len(said)]) == (code, said), done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "docs").exists()
+
+
+def test_check_tells_a_stale_page_from_a_current_one(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "tests" / "costs.json").write_text((REPO / RESULTS).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "docs" / "test-costs.md").write_text("stale\n", encoding="utf-8")
+
+    def run(*argv: str) -> int:
+        return subprocess.run([sys.executable, "-m", "kokoro_devtools.suite_costs", *argv], cwd=tmp_path).returncode
+
+    assert run("--check") == 1
+    assert run() == 0 and run("--check") == 0

@@ -64,8 +64,14 @@ def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def reader_env(repo_copy: Path) -> dict[str, str]:
-    """A reader's shell: no AWS anywhere, no virtual environment activated."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_", "JSII_")) and k != "CI"}
+    """A reader's shell: no AWS anywhere, no virtual environment activated, none of the settings the suite
+    gives its own servers (tests/conftest.py: KOKORO_ONNX_SPIN, OMP_WAIT_POLICY), so the pages' servers run
+    with the product's defaults."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "CDK_", "JSII_", "KOKORO_")) and k not in ("CI", "OMP_WAIT_POLICY")
+    }
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "/.venv" not in p)
     # The copy's code, never the checkout's: .venv's editable install points at the checkout, whose CLIs
     # would write their cdk.out there. PYTHONPATH goes before the editable install's paths and finder.

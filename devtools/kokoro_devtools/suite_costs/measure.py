@@ -27,13 +27,13 @@ _KEY = "suite_cost"
 _CPU_START = pytest.StashKey[float]()
 
 
-def _ticks(pid: int, with_reaped: bool) -> int:
+def _ticks(pid: int) -> int:
+    """Clock ticks of ``pid`` and of the children it has waited for (utime, stime, cutime, cstime)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:  # gone since it was listed
         return 0
-    # utime, stime; then cutime, cstime: the children it has waited for
-    return sum(int(f) for f in fields[11 : 15 if with_reaped else 13])
+    return sum(int(f) for f in fields[11:15])
 
 
 def descendants(pid: int) -> set[int]:
@@ -53,7 +53,7 @@ def tree_cpu_seconds(pid: int | None = None) -> float:
     """CPU seconds used so far by ``pid`` (this process by default), every process below it now, and every
     process below it that has ended and been waited for."""
     pid = os.getpid() if pid is None else pid
-    return sum(_ticks(p, with_reaped=True) for p in {pid, *descendants(pid)}) / _TICK
+    return sum(_ticks(p) for p in {pid, *descendants(pid)}) / _TICK
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -48,9 +47,3 @@ def render(costs: dict) -> str:
             f"| `{path}` | {row['tests']} | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['cpu_s'] / cpu:.1%} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def write(root: Path) -> Path:
-    page = root / PAGE
-    page.write_text(render(json.loads((root / RESULTS).read_text(encoding="utf-8"))), encoding="utf-8")
-    return page

@@ -86,26 +86,36 @@ echo "==> installing the pinned LiveKit and pipecat clients into .venv-clients"
 # run by tests/container/test_livekit_plugin.py; the requirements above constrain what it pulls.
 .venv-clients/bin/pip install -q -c tests/frameworks/requirements.txt -e "./speech_protocol[websocket]" \
   -e ./plugins/livekit-plugins-kokoro
-# The conversation page's browser test drives Debian's headless Chromium over the DevTools protocol; the
-# suite fails, never skips, without it, so set-up installs it or stops here saying how.
-no_chromium() {
+# Debian packages the suite needs; it fails, never skips, without them, so set-up installs them with apt-get
+# (as root, or with sudo) or stops here saying how. Chromium: the conversation page's browser test drives it over
+# the DevTools protocol. buildah and debootstrap: the images are built and run here without a Docker engine
+# (python -m kokoro_devtools.images, docs/deploy.md).
+cannot_install() {  # WHAT FIX WHY
   cat >&2 <<MSG
 
-ERROR: set-up is INCOMPLETE: no chromium, and $1.
-The conversation page's browser test (tests/agent/test_conversation_page.py) needs it. Fix: install
-Chromium yourself (Debian/Ubuntu: \`sudo apt-get install chromium\`; elsewhere your system's package, as
-\`chromium\` or \`chromium-browser\` on PATH), then rerun ./setup.sh
+ERROR: set-up is INCOMPLETE: no $1, and $3.
+$2, then rerun ./setup.sh
 MSG
   exit 1
 }
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-  SUDO=""
+install_debian_packages() {  # WHAT FIX PACKAGE...
+  local what=$1 fix=$2; shift 2
+  local SUDO=""
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
-  command -v apt-get >/dev/null 2>&1 || no_chromium "there is no apt-get to install it with"
-  [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ] || no_chromium "installing it needs root or sudo, and this user has neither"
-  echo "==> installing chromium (the conversation page's browser test)"
-  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } ||
-    no_chromium "\`${SUDO:+$SUDO }apt-get install chromium\` failed (see above)"
-  command -v chromium >/dev/null 2>&1 || no_chromium "apt-get installed no \`chromium\` command"
+  command -v apt-get >/dev/null 2>&1 || cannot_install "$what" "$fix" "there is no apt-get to install it with"
+  [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ] || cannot_install "$what" "$fix" "installing it needs root or sudo, and this user has neither"
+  echo "==> installing $*"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@"; } ||
+    cannot_install "$what" "$fix" "\`${SUDO:+$SUDO }apt-get install $*\` failed (see above)"
+}
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  install_debian_packages chromium "The conversation page's browser test (tests/agent/test_conversation_page.py) needs it.
+Fix: install Chromium yourself (Debian/Ubuntu: \`sudo apt-get install chromium\`; elsewhere your system's package, as
+\`chromium\` or \`chromium-browser\` on PATH)" chromium
+  command -v chromium >/dev/null 2>&1 || cannot_install chromium "Install Chromium yourself" "apt-get installed no \`chromium\` command"
+fi
+if ! command -v buildah >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
+  install_debian_packages "buildah or debootstrap" "The image tests (tests/images/) build both images with them.
+Fix: install them yourself (Debian/Ubuntu: \`sudo apt-get install buildah debootstrap\`)" buildah debootstrap
 fi
 echo "==> set-up complete"

@@ -84,6 +84,8 @@ BEHIND_A_COMMAND = {
     "stacks/test_unreachable_index.py::test_the_stock_synth_*": ("cdk",),  # npx cdk synth, the model stack
     "cli/common/test_region_and_credentials.py::test_diff_and_destroy_*": ("cdk",),  # the fix runs cdk destroy
     "stacks/test_agent_bundle.py::test_following_the_old_pip_hint_*": ("network",),  # pip installs pip
+    # python -m kokoro_devtools.images: builds reach PyPI, npm and Debian; the images serve the model
+    "images/test_images.py::*": ("server", "network"),
 }
 
 

@@ -1,0 +1,92 @@
+"""``python -m kokoro_devtools.images build|run model|agent``: the images, built and served here.
+
+    build model [--engine onnx]   container/Dockerfile -> localhost/kokoro-tts:onnx
+    build agent                   agent/Dockerfile     -> localhost/kokoro-voice-agent:latest
+    run model [--port 8080]       serve, as SageMaker starts the container
+    run agent [--port 8080] [-e NAME=VALUE ...] [-v HOST:CONTAINER ...]
+    size model|agent              its size, and what its Dockerfile adds to its base, in bytes (JSON)
+
+The first build makes the stand-in base images (about a minute, once); later builds reuse every unchanged
+layer. Images live in ~/.cache/kokoro-images (KOKORO_IMAGES_ROOT moves it). Needs buildah and debootstrap,
+which ./setup.sh installs, and root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from kokoro_devtools.images import bases
+from kokoro_devtools.images.buildah import Buildah, ImageError, storage_root
+from kokoro_devtools.images.services import SERVICES, build, serve_until_stopped
+from kokoro_processes import children
+
+ENGINES = ("onnx", "torch")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kokoro_devtools.images", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("build", "build an image from its Dockerfile"), ("run", "serve an image"),
+                       ("size", "an image's size in bytes")):  # fmt: skip
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("service", choices=sorted(SERVICES))
+        sub.add_argument("--engine", choices=ENGINES, default="onnx", help="the model image's engine (default onnx)")
+        if name == "run":
+            sub.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
+            sub.add_argument(
+                "-e", "--env", action="append", default=[], metavar="NAME=VALUE", help="set in the container"
+            )
+            sub.add_argument("-v", "--volume", action="append", default=[], metavar="HOST:CONTAINER[:ro]",
+                             help="mount a host file or folder")  # fmt: skip
+    args = parser.parse_args(argv)
+    children.end_children_with_parent()
+    buildah, service = Buildah(storage_root()), SERVICES[args.service]
+    try:
+        if args.command == "build":
+            started = time.monotonic()
+            tag = build(buildah, service, args.engine)
+            print(f"==> built {tag} in {time.monotonic() - started:.1f} s", flush=True)
+            return 0
+        tag = service.tag(args.engine)
+        if not buildah.has_image(tag):
+            raise ImageError(f"no image {tag} yet: python -m kokoro_devtools.images build {args.service} first")
+        if args.command == "size":
+            print(json.dumps(sizes(buildah, tag, bases.base_names(service.dockerfile))))
+            return 0
+        for item in args.env:
+            if "=" not in item:
+                raise ImageError(f"--env takes NAME=VALUE, not {item!r}")
+        return serve_until_stopped(buildah, tag, service, args.port, args.env, args.volume)
+    except ImageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def layers(buildah: Buildah, tag: str) -> list[tuple[str, int]]:
+    """(digest, uncompressed bytes) of each of the image's layers, base first."""
+    manifest = json.loads(buildah.output("inspect", "--type", "image", "--format", "{{.Manifest}}", tag))
+    return [(layer["digest"], layer["size"]) for layer in manifest["layers"]]
+
+
+def sizes(buildah: Buildah, tag: str, base_names: list[str]) -> dict[str, object]:
+    """The image's size, and its own part: what its Dockerfile adds to the base image its last stage grows from
+    (here a stand-in, whose size says nothing of the official base)."""
+    own = layers(buildah, tag)
+    base, base_layers = "", []
+    for name in base_names:
+        candidate = layers(buildah, name)
+        if own[: len(candidate)] == candidate:
+            base, base_layers = name, candidate
+    total = sum(size for _, size in own)
+    base_bytes = sum(size for _, size in base_layers)
+    return {"image": tag, "bytes": total, "base": base, "base_bytes": base_bytes, "own_bytes": total - base_bytes}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,7 +8,8 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
 ``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``, ``pieces`` and
-``batching`` (what one part costs), ``frameworks`` (first audio inside LiveKit Agents); each takes ``--help``.
+``batching`` (what one part costs), ``frameworks`` (first audio inside LiveKit Agents), ``images`` (building and
+starting the two images); each takes ``--help``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .measuring import (
     frameworks,
     g2p,
     g2p_fairness,
+    images,
     interrupt,
     language_answers,
     languages,
@@ -108,6 +110,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "openai-api": openai_api.openai_api,
     "pieces": piece_render.pieces,
     "batching": batching.batching,
+    "images": images.images,
 }
 app.callback(invoke_without_command=True)(interruptible_command("bench", bench))
 for _name, _command in COMMANDS.items():

@@ -26,7 +26,7 @@ from ..measuring.policy_sweep import markdown
 from ..measuring.timeline import STALL_TOLERANCE_S
 from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
-from . import frameworks_report, interrupt_report, language_report, soak_report
+from . import frameworks_report, images_report, interrupt_report, language_report, soak_report
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
 from .pace_report import markdown as pace_markdown
@@ -257,6 +257,7 @@ def report(
             **interrupt_report.rendered_pages(),
             **language_report.rendered_pages(),
             **frameworks_report.rendered_pages(),
+            **images_report.rendered_pages(),
         }
     except (OSError, ValueError, KeyError, TypeError) as err:
         typer.echo(f"bench report: {err}", err=True)

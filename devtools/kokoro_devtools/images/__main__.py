@@ -14,6 +14,7 @@ which ./setup.sh installs, and root.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -21,6 +22,7 @@ import time
 from kokoro_devtools.images import bases
 from kokoro_devtools.images.buildah import Buildah, ImageError, storage_root
 from kokoro_devtools.images.services import SERVICES, build, serve_until_stopped
+from kokoro_devtools.images.sizes import sizes
 from kokoro_processes import children
 
 ENGINES = ("onnx", "torch")
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         if not buildah.has_image(tag):
             raise ImageError(f"no image {tag} yet: python -m kokoro_devtools.images build {args.service} first")
         if args.command == "size":
-            print(json.dumps(sizes(buildah, tag, bases.base_names(service.dockerfile))))
+            print(json.dumps(dataclasses.asdict(sizes(buildah, tag, bases.base_names(service.dockerfile)))))
             return 0
         for item in args.env:
             if "=" not in item:
@@ -66,26 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-
-
-def layers(buildah: Buildah, tag: str) -> list[tuple[str, int]]:
-    """(digest, uncompressed bytes) of each of the image's layers, base first."""
-    manifest = json.loads(buildah.output("inspect", "--type", "image", "--format", "{{.Manifest}}", tag))
-    return [(layer["digest"], layer["size"]) for layer in manifest["layers"]]
-
-
-def sizes(buildah: Buildah, tag: str, base_names: list[str]) -> dict[str, object]:
-    """The image's size, and its own part: what its Dockerfile adds to the base image its last stage grows from
-    (here a stand-in, whose size says nothing of the official base)."""
-    own = layers(buildah, tag)
-    base, base_layers = "", []
-    for name in base_names:
-        candidate = layers(buildah, name)
-        if own[: len(candidate)] == candidate:
-            base, base_layers = name, candidate
-    total = sum(size for _, size in own)
-    base_bytes = sum(size for _, size in base_layers)
-    return {"image": tag, "bytes": total, "base": base, "base_bytes": base_bytes, "own_bytes": total - base_bytes}
 
 
 if __name__ == "__main__":

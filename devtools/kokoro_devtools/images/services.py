@@ -8,6 +8,7 @@ contract's 0.0.0.0:8080: a container here shares the host's network, and a test'
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -47,10 +48,16 @@ SERVICES = {
 
 
 def build(buildah: Buildah, service: Service, engine: str = "onnx") -> str:
-    """The service's image built from its Dockerfile (the repository root as context); returns its tag."""
-    bases.ensure(buildah, bases.base_names(service.dockerfile))
-    tag = service.tag(engine)
-    buildah.build(service.dockerfile, bases.REPO, tag, service.build_args(engine))
+    """The service's image built from its Dockerfile (the repository root as context); returns its tag.
+
+    One build at a time per storage: a second waits, then finds the first one's layers in the cache (two at once
+    would both make the same stand-in bases and run the same steps, each at half speed)."""
+    buildah.root.mkdir(parents=True, exist_ok=True)
+    with open(buildah.root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        bases.ensure(buildah, bases.base_names(service.dockerfile))
+        tag = service.tag(engine)
+        buildah.build(service.dockerfile, bases.REPO, tag, service.build_args(engine))
     return tag
 
 

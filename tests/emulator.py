@@ -50,3 +50,18 @@ def sagemaker_emulator(container_url: str, python: str = sys.executable) -> Iter
                 raise RuntimeError(f"the emulator did not start: {banner}{proc.stdout.read()}")
             url = banner.split()[2]
             yield Emulator(endpoint_url=url, ca_file=ca_file)
+
+
+@contextlib.contextmanager
+def agentcore_emulator(runtimes: dict[str, str], *options: str, python: str = sys.executable) -> Iterator[str]:
+    """``python -m kokoro_devtools.agentcore_emulator`` on a free loopback port, each runtime ARN answered by the
+    agent at its URL; yields the endpoint URL (for ``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE``); stopped on exit.
+    Callers sign with ``test``/``test`` unless ``options`` say otherwise."""
+    command = [python, "-m", "kokoro_devtools.agentcore_emulator", "--port", "0", *options]
+    for arn, url in runtimes.items():
+        command += ["--runtime", f"{arn}={url}"]
+    with children.running(command, grace_s=15, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+        banner = proc.stdout.readline()
+        if "http://" not in banner:
+            raise RuntimeError(f"the AgentCore emulator did not start: {banner}{proc.stdout.read()}")
+        yield banner.split()[2]

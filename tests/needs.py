@@ -43,6 +43,7 @@ NAMES = {
     "faster_whisper": "recognizer",
     "chromium_page": "browser",
     "sagemaker_emulator": "aws_emulator",
+    "agentcore_emulator": "aws_emulator",
     "aws_cdk": "cdk",
     "load_backend": "model",
     "InferenceSession": "model",

@@ -136,13 +136,13 @@ def serve(app, settings: ServerSettings, sock: socket.socket, log_level: str) ->
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     server = uvicorn.Server(config)
-    with _stop_requests_end(server):
+    with stop_requests_end(server):
         server.run(sockets=[sock])
     return server.started
 
 
 @contextlib.contextmanager
-def _stop_requests_end(server: uvicorn.Server) -> Iterator[None]:
+def stop_requests_end(server: uvicorn.Server) -> Iterator[None]:
     """SIGINT and SIGTERM stop ``server`` and the process exits 0 (decision 110).
 
     uvicorn shuts down gracefully, then raises the signal again under the handler that was in place before

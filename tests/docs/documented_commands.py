@@ -52,7 +52,7 @@ from pathlib import Path
 import httpx
 
 TAGS = frozenset({"aws", "server", "long", "manual", "gpu"})
-PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443")
+PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443", "8500")
 COMMAND_TIMEOUT_S = 900.0  # a command that loads the model on a loaded 2-core machine: minutes
 READY_TIMEOUT_S = 900.0
 # The most a long command runs before its Ctrl-C, if it prints nothing: a bound against a command that hangs in

@@ -1,0 +1,266 @@
+"""The AgentCore data-plane emulator, driven by the real boto3 client and by ``deploy-agent invoke <ARN>``.
+
+Its checks (SigV4 against its credentials, the ARN, the runtime, the session id, the rate) each answer the
+service's error code, which botocore raises as a ``ClientError``; the agent behind it failing in each way is
+a one-line error from the CLI; and after every refusal the emulator still serves a good call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import os
+import subprocess
+import sys
+import urllib.parse
+import uuid
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import botocore.auth
+import httpx
+import pytest
+from botocore import UNSIGNED
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+from emulator import agentcore_emulator
+from speech import assert_heard
+from starlette.applications import Starlette
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from kokoro_processes.servers import agent_server_thread, free_port
+from voice_agent.app import create_app
+from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
+
+ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/kokoro_voice_agent-Abc123"
+REPLY = "Good evening. Your table by the window is ready"
+DEPLOY_AGENT = str(Path(sys.executable).parent / "deploy-agent")
+NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
+
+
+def session_id() -> str:
+    return f"test-session-{uuid.uuid4().hex}"
+
+
+def client(endpoint: str, secret: str = "test", config: Config = NO_RETRIES):
+    return boto3.client(
+        "bedrock-agentcore",
+        region_name="us-east-1",
+        endpoint_url=endpoint,
+        aws_access_key_id="test",
+        aws_secret_access_key=secret,
+        config=config,
+    )
+
+
+def answer(endpoint: str, arn: str = ARN, **client_options) -> bytes:
+    reply = client(endpoint, **client_options).invoke_agent_runtime(
+        agentRuntimeArn=arn, runtimeSessionId=session_id(), payload=b'{"prompt": "Hi"}', accept="text/event-stream"
+    )
+    return reply["response"].read()
+
+
+def error_code(call) -> tuple[str, int]:
+    with pytest.raises(ClientError) as caught:
+        call()
+    return caught.value.response["Error"]["Code"], caught.value.response["ResponseMetadata"]["HTTPStatusCode"]
+
+
+async def one_event(request) -> Response:
+    return Response('data: {"type": "done"}\n\n', media_type="text/event-stream")
+
+
+async def breaks_off(request) -> StreamingResponse:
+    async def events():
+        yield b'data: {"type": "text", "text": "Hello"}\n\n'
+        raise RuntimeError("the agent's process died")
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def first_event_then_silence(request) -> StreamingResponse:
+    async def events():
+        yield b'data: {"type": "text", "text": "Hello"}\n\n'
+        await asyncio.sleep(3600)
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def never_answers(request) -> Response:
+    await asyncio.sleep(3600)
+    return Response()
+
+
+async def fails(request) -> Response:
+    return Response("boom", status_code=500)
+
+
+def agent_with(handler) -> Starlette:
+    return Starlette(routes=[Route("/invocations", handler, methods=["POST"])])
+
+
+@pytest.fixture(scope="module")
+def stub_agents() -> Iterator[dict[str, str]]:
+    """Runtime ARN -> URL of a tiny agent that answers, breaks off, stays silent or fails; one that is unreachable."""
+    handlers = {
+        "ok": one_event,
+        "broken": breaks_off,
+        "silent": never_answers,
+        "failing": fails,
+        "pausing": first_event_then_silence,
+    }
+    with contextlib.ExitStack() as stack:
+        urls = {
+            name: stack.enter_context(agent_server_thread(agent_with(h), graceful_s=1)) for name, h in handlers.items()
+        }
+        urls["unreachable"] = f"http://127.0.0.1:{free_port()}"
+        yield {f"{ARN[: ARN.rindex('/') + 1]}{name}": url for name, url in urls.items()}
+
+
+@pytest.fixture(scope="module")
+def stub_endpoint(stub_agents) -> Iterator[str]:
+    with agentcore_emulator(stub_agents, "--timeout-s", "2") as endpoint:
+        yield endpoint
+
+
+def runtime(name: str) -> str:
+    return f"{ARN[: ARN.rindex('/') + 1]}{name}"
+
+
+def test_a_signed_call_reaches_the_runtimes_agent_and_streams_its_answer(stub_endpoint) -> None:
+    assert answer(stub_endpoint, runtime("ok")) == b'data: {"type": "done"}\n\n'
+
+
+@pytest.mark.parametrize(
+    ("how", "options"),
+    [
+        ("another secret", {"secret": "not-the-secret"}),
+        ("no signature", {"config": Config(signature_version=UNSIGNED, retries={"max_attempts": 1})}),
+    ],
+)
+def test_a_call_not_signed_by_the_configured_credentials_is_access_denied(stub_endpoint, how, options) -> None:
+    assert error_code(lambda: answer(stub_endpoint, runtime("ok"), **options)) == ("AccessDeniedException", 403)
+    assert answer(stub_endpoint, runtime("ok"))  # and the emulator serves the next caller
+
+
+def test_a_body_changed_after_signing_is_access_denied(stub_endpoint) -> None:
+    url = f"{stub_endpoint}/runtimes/{urllib.parse.quote(runtime('ok'), safe='')}/invocations"
+    headers = {"Content-Type": "application/json", "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id": session_id()}
+    signed = AWSRequest(method="POST", url=url, data=b'{"prompt": "Hi"}', headers=headers)
+    SigV4Auth(Credentials("test", "test"), "bedrock-agentcore", "us-east-1").add_auth(signed)
+    as_signed = httpx.post(url, content=signed.body, headers=dict(signed.headers))
+    altered = httpx.post(url, content=b'{"prompt": "Bye"}', headers=dict(signed.headers))
+    assert as_signed.status_code == 200, as_signed.text  # the negative control: the same signature, the same body
+    assert (altered.status_code, altered.headers["x-amzn-ErrorType"]) == (403, "AccessDeniedException")
+
+
+def test_a_signature_from_twenty_minutes_ago_has_expired(stub_endpoint, monkeypatch) -> None:
+    past = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(minutes=20)
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: past)
+    with pytest.raises(ClientError, match="Signature expired") as caught:
+        answer(stub_endpoint, runtime("ok"))
+    assert caught.value.response["Error"]["Code"] == "AccessDeniedException"
+
+
+@pytest.mark.parametrize(
+    ("arn", "expected"),
+    [
+        (runtime("no_such_runtime"), ("ResourceNotFoundException", 404)),
+        ("arn:aws:s3:::a-bucket", ("ValidationException", 400)),
+    ],
+)
+def test_an_unknown_or_malformed_runtime_arn_is_refused(stub_endpoint, arn, expected) -> None:
+    assert error_code(lambda: answer(stub_endpoint, arn)) == expected
+
+
+def test_a_session_id_shorter_than_33_characters_is_a_validation_error(stub_endpoint) -> None:
+    unchecked = client(stub_endpoint, config=Config(parameter_validation=False, retries={"max_attempts": 1}))
+
+    def call():
+        return unchecked.invoke_agent_runtime(agentRuntimeArn=runtime("ok"), runtimeSessionId="short", payload=b"{}")
+
+    assert error_code(call) == ("ValidationException", 400)
+
+
+@pytest.mark.parametrize("agent", ["failing", "silent", "unreachable"])
+def test_an_agent_that_fails_stays_silent_or_is_gone_is_a_runtime_client_error(stub_endpoint, agent) -> None:
+    assert error_code(lambda: answer(stub_endpoint, runtime(agent))) == ("RuntimeClientError", 424)
+    assert answer(stub_endpoint, runtime("ok"))
+
+
+def test_past_its_rate_a_runtime_is_throttled(stub_agents) -> None:
+    with agentcore_emulator(stub_agents, "--max-per-s", "0.001") as endpoint:  # one call, then none for 1,000 s
+        assert answer(endpoint, runtime("ok"))
+        assert error_code(lambda: answer(endpoint, runtime("ok"))) == ("ThrottlingException", 429)
+        # another runtime has a bucket of its own: its call passes the rate and reaches its (failing) agent
+        assert error_code(lambda: answer(endpoint, runtime("failing"))) == ("RuntimeClientError", 424)
+
+
+def test_stopping_a_session_the_runtime_never_had_is_not_found(stub_endpoint) -> None:
+    def call():
+        return client(stub_endpoint).stop_runtime_session(agentRuntimeArn=runtime("ok"), runtimeSessionId=session_id())
+
+    assert error_code(call) == ("ResourceNotFoundException", 404)
+
+
+def test_stopping_a_session_it_had_succeeds(stub_endpoint) -> None:
+    session = session_id()
+    agentcore = client(stub_endpoint)
+    agentcore.invoke_agent_runtime(agentRuntimeArn=runtime("ok"), runtimeSessionId=session, payload=b"{}")[
+        "response"
+    ].read()
+    reply = agentcore.stop_runtime_session(agentRuntimeArn=runtime("ok"), runtimeSessionId=session)
+    assert reply["runtimeSessionId"] == session and reply["statusCode"] == 200
+
+
+def test_stopping_a_session_ends_its_answer_in_flight(stub_agents) -> None:
+    with agentcore_emulator(stub_agents) as endpoint:  # no timeout of its own: only the stop can end the answer
+        session = session_id()
+        reply = client(endpoint).invoke_agent_runtime(
+            agentRuntimeArn=runtime("pausing"), runtimeSessionId=session, payload=b"{}"
+        )
+        first = b'data: {"type": "text", "text": "Hello"}\n\n'
+        assert reply["response"].read(len(first)) == first  # the agent is now silent, for an hour
+        client(endpoint).stop_runtime_session(agentRuntimeArn=runtime("pausing"), runtimeSessionId=session)
+        assert reply["response"].read() == b""  # the stream has ended
+
+
+def invoke_by_arn(endpoint: str, arn: str, out: Path) -> subprocess.CompletedProcess:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
+    env |= {
+        "AWS_CONFIG_FILE": "/nonexistent",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+    }  # no profile of the machine's
+    env |= {
+        "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint,
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+    }
+    command = [DEPLOY_AGENT, "invoke", arn, "--prompt", "Is my table ready?", "--out", str(out)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("agent", ["broken", "silent", "failing"])
+def test_deploy_agent_invoke_reports_a_failing_runtime_in_one_line(stub_endpoint, agent, tmp_path) -> None:
+    result = invoke_by_arn(stub_endpoint, runtime(agent), tmp_path)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and result.stderr.count("error:") == 1, result.stderr
+
+
+def test_deploy_agent_invoke_by_arn_speaks_through_the_emulator(model_server_url, tmp_path) -> None:
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
+        llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=40.0),
+    )
+    with agent_server_thread(create_app(settings)) as url, agentcore_emulator({ARN: url}) as endpoint:
+        result = invoke_by_arn(endpoint, ARN, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with wave.open(str(tmp_path / "answer.wav")) as wav:
+        assert_heard(wav.readframes(wav.getnframes()), wav.getframerate(), REPLY)

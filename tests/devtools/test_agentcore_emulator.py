@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -33,15 +35,23 @@ from emulator import agentcore_emulator
 from speech import assert_heard
 from starlette.applications import Starlette
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
+from kokoro_cli.local.agent_web import EndpointPresigner, presigner
+from kokoro_processes import children
 from kokoro_processes.servers import agent_server_thread, free_port
 from voice_agent.app import create_app
+from voice_agent.conversation.events import Ready, TurnEnd, from_frame
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
-ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/kokoro_voice_agent-Abc123"
+ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/kokoro_voice_agent-AbCdEf1234"
 REPLY = "Good evening. Your table by the window is ready"
+SESSION_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
 DEPLOY_AGENT = str(Path(sys.executable).parent / "deploy-agent")
+PAGE_URL = re.compile(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+")  # the page URL deploy-agent web prints
 NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
 
 
@@ -102,8 +112,19 @@ async def fails(request) -> Response:
     return Response("boom", status_code=500)
 
 
+async def echo(websocket: WebSocket) -> None:
+    """A stand-in agent's /ws: names the session it was given, then echoes each frame."""
+    await websocket.accept()
+    await websocket.send_text(f"session {websocket.headers.get(SESSION_HEADER)}")
+    while (message := await websocket.receive())["type"] != "websocket.disconnect":
+        if message.get("bytes") is not None:
+            await websocket.send_bytes(message["bytes"])
+        else:
+            await websocket.send_text(message["text"])
+
+
 def agent_with(handler) -> Starlette:
-    return Starlette(routes=[Route("/invocations", handler, methods=["POST"])])
+    return Starlette(routes=[Route("/invocations", handler, methods=["POST"]), WebSocketRoute("/ws", echo)])
 
 
 @pytest.fixture(scope="module")
@@ -232,18 +253,20 @@ def test_stopping_a_session_ends_its_answer_in_flight(stub_agents) -> None:
         assert reply["response"].read() == b""  # the stream has ended
 
 
-def invoke_by_arn(endpoint: str, arn: str, out: Path) -> subprocess.CompletedProcess:
+def agent_env(endpoint: str) -> dict[str, str]:
+    """A CLI's environment with boto3 pointed at the emulator and its credentials, and no AWS of the machine's."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
-    env |= {
-        "AWS_CONFIG_FILE": "/nonexistent",
-        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
-    }  # no profile of the machine's
-    env |= {
+    env |= {"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"}
+    return env | {
         "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint,
         "AWS_ACCESS_KEY_ID": "test",
         "AWS_SECRET_ACCESS_KEY": "test",
     }
+
+
+def invoke_by_arn(endpoint: str, arn: str, out: Path) -> subprocess.CompletedProcess:
     command = [DEPLOY_AGENT, "invoke", arn, "--prompt", "Is my table ready?", "--out", str(out)]
+    env = agent_env(endpoint)
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
 
@@ -264,3 +287,111 @@ def test_deploy_agent_invoke_by_arn_speaks_through_the_emulator(model_server_url
     assert result.returncode == 0, result.stdout + result.stderr
     with wave.open(str(tmp_path / "answer.wav")) as wav:
         assert_heard(wav.readframes(wav.getnframes()), wav.getframerate(), REPLY)
+
+
+def presigned(endpoint: str, arn: str, session: str, secret: str = "test") -> str:
+    session_creds = boto3.Session(aws_access_key_id="test", aws_secret_access_key=secret, region_name="us-east-1")
+    return EndpointPresigner(session_creds, "us-east-1", endpoint).generate_presigned_url(arn, session_id=session)
+
+
+async def test_a_presigned_websocket_reaches_the_runtimes_agent_with_its_session(stub_endpoint) -> None:
+    session = session_id()
+    async with connect(presigned(stub_endpoint, runtime("ok"), session), proxy=None) as socket:
+        assert await socket.recv() == f"session {session}"
+        await socket.send(b"\x00\x01 audio")
+        assert await socket.recv() == b"\x00\x01 audio"
+        await socket.send("text")
+        assert await socket.recv() == "text"
+
+
+async def test_a_websocket_signed_in_its_headers_is_accepted_too(stub_endpoint) -> None:
+    session = session_id()
+    path = f"/runtimes/{urllib.parse.quote(runtime('ok'), safe='')}/ws"
+    host = urllib.parse.urlsplit(stub_endpoint).netloc
+    signed = AWSRequest(method="GET", url=f"https://{host}{path}", headers={"host": host, SESSION_HEADER: session})
+    SigV4Auth(Credentials("test", "test"), "bedrock-agentcore", "us-east-1").add_auth(signed)
+    async with connect(f"ws://{host}{path}", additional_headers=dict(signed.headers), proxy=None) as socket:
+        assert await socket.recv() == f"session {session}"
+
+
+def refusal(url: str) -> tuple[int, str]:
+    async def opening() -> tuple[int, str]:
+        with pytest.raises(InvalidStatus) as caught:
+            async with connect(url, proxy=None):
+                pass
+        return caught.value.response.status_code, caught.value.response.headers.get("x-amzn-ErrorType", "")
+
+    return asyncio.run(opening())
+
+
+def test_a_websocket_without_a_valid_presigned_url_is_refused_at_the_upgrade(stub_endpoint, monkeypatch) -> None:
+    session = session_id()
+    good = presigned(stub_endpoint, runtime("ok"), session)
+    unsigned = good.split("&X-Amz-Algorithm")[0]
+    tampered = good.replace(session, session_id())  # another session than the one signed for
+    wrong_secret = presigned(stub_endpoint, runtime("ok"), session, secret="not-the-secret")
+    unknown = presigned(stub_endpoint, runtime("no_such_runtime"), session)
+    past = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(seconds=301)
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: past)
+    expired = presigned(stub_endpoint, runtime("ok"), session)  # its 300 s are over
+    monkeypatch.undo()
+    for url in (unsigned, tampered, wrong_secret, expired):
+        assert refusal(url) == (403, "AccessDeniedException"), url
+    assert refusal(unknown) == (404, "ResourceNotFoundException")
+    assert refusal(presigned(stub_endpoint, runtime("unreachable"), session)) == (424, "RuntimeClientError")
+    asyncio.run(open_and_close(good))  # and the emulator still serves a good one
+
+
+async def open_and_close(url: str) -> None:
+    async with connect(url, proxy=None) as socket:
+        assert (await socket.recv()).startswith("session ")
+
+
+def test_the_cli_presigns_for_the_emulator_when_boto3_is_pointed_at_it(monkeypatch) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_AGENTCORE", "http://127.0.0.1:8500")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    assert isinstance(presigner("us-east-1", None), EndpointPresigner)
+    monkeypatch.delenv("AWS_ENDPOINT_URL_BEDROCK_AGENTCORE")
+    assert not isinstance(presigner("us-east-1", None), EndpointPresigner)  # AWS's own: the SDK's client
+
+
+async def test_deploy_agent_web_by_arn_talks_through_the_emulator(model_server_url) -> None:
+    settings = AgentSettings(
+        tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
+        llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=40.0),
+    )
+    web_port, session = free_port(), session_id()
+    with agent_server_thread(create_app(settings)) as url, agentcore_emulator({ARN: url}) as endpoint:
+        command = [DEPLOY_AGENT, "web", ARN, "--port", str(web_port)]
+        env = agent_env(endpoint)
+        with children.running(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as page:
+            page_url = next(m[0] for line in iter(page.stdout.readline, "") if (m := PAGE_URL.search(line)))
+            token = urllib.parse.parse_qs(urllib.parse.urlsplit(page_url).query)["token"][0]
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
+                connect_url = await answered(client, "/connect", {"session": session, "token": token})
+            assert connect_url.startswith(f"{endpoint.replace('http', 'ws', 1)}/runtimes/")
+            audio, end = bytearray(), None
+            async with connect(connect_url, proxy=None, origin=f"http://127.0.0.1:{web_port}") as socket:
+                ready = from_frame(await socket.recv())
+                assert isinstance(ready, Ready) and ready.session == session
+                await socket.send(json.dumps({"type": "prompt", "text": "Is my table ready?"}))
+                while not isinstance(end, TurnEnd):
+                    frame = await asyncio.wait_for(socket.recv(), 120)
+                    if isinstance(frame, bytes):
+                        audio.extend(frame)
+                    else:
+                        end = from_frame(frame)
+    assert end.heard_text == REPLY
+    assert_heard(bytes(audio), 24000, REPLY)
+
+
+async def answered(client: httpx.AsyncClient, path: str, params: dict) -> str:
+    """The page server's /connect URL, once the page server answers (however long its start takes)."""
+    for _ in range(600):
+        with contextlib.suppress(httpx.HTTPError):
+            reply = await client.get(path, params=params)
+            assert reply.status_code == 200, reply.text
+            return reply.json()["url"]
+        await asyncio.sleep(0.1)
+    raise AssertionError("the page server never answered")

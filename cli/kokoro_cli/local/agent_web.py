@@ -7,7 +7,9 @@ signs with this machine's AWS credentials for each connection (the browser never
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
+from urllib.parse import quote, urlencode, urlsplit
 
 import typer
 
@@ -19,8 +21,10 @@ from kokoro_cli.local.web_page import ConnectUrl, Presigner, new_token, page_app
 from kokoro_cli.typer_app import command_state
 from kokoro_stacks.settings.context_values import runtime_arn_problem
 from speech_protocol.http.browser_access import LOOPBACK_NAMES
+from voice_agent.conversation.messages import SESSION_ID_HEADER
 
 DEFAULT_WEB_PORT = 8000
+AWS_DOMAINS = (".amazonaws.com", ".amazonaws.com.cn")
 WebPort = Annotated[int, typer.Option(help="Port of the conversation page on 127.0.0.1.")]
 
 
@@ -37,11 +41,45 @@ def serve_page(
 
 
 def presigner(region: str, profile: str | None) -> Presigner:
-    """bedrock-agentcore's client, on this machine's credentials (``--profile`` if given)."""
+    """bedrock-agentcore's client, on this machine's credentials (``--profile`` if given); for a data plane that
+    boto3 is pointed elsewhere than AWS (``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE``: the local AgentCore emulator), the
+    same presigned URL at that address (the SDK refuses any endpoint outside AWS)."""
     import boto3
     from bedrock_agentcore.runtime import AgentCoreRuntimeClient
 
-    return AgentCoreRuntimeClient(region=region, session=boto3.Session(profile_name=profile, region_name=region))
+    session = boto3.Session(profile_name=profile, region_name=region)
+    endpoint = session.client("bedrock-agentcore").meta.endpoint_url
+    if not (urlsplit(endpoint).hostname or "").endswith(AWS_DOMAINS):
+        return EndpointPresigner(session, region, endpoint)
+    return AgentCoreRuntimeClient(region=region, session=session)
+
+
+class EndpointPresigner:
+    """``generate_presigned_url`` as AgentCoreRuntimeClient signs it (SigV4 in the query, a GET on the https form of
+    the URL, 300 s), for the runtime's ``/ws`` at ``endpoint`` (ws:// for http, wss:// for https)."""
+
+    def __init__(self, session, region: str, endpoint: str):
+        self.session, self.region, self.endpoint = session, region, urlsplit(endpoint)
+
+    def generate_presigned_url(self, runtime_arn: str, session_id: str | None = None) -> str:
+        from botocore.auth import SigV4QueryAuth
+        from botocore.awsrequest import AWSRequest
+
+        credentials = self.session.get_credentials()
+        if credentials is None:
+            raise RuntimeError("No AWS credentials found")
+        query = urlencode({SESSION_ID_HEADER: session_id or str(uuid.uuid4())})
+        netloc = self.endpoint.netloc
+        request = AWSRequest(
+            method="GET",
+            url=f"https://{netloc}/runtimes/{quote(runtime_arn, safe='')}/ws?{query}",
+            headers={"host": netloc},
+        )
+        SigV4QueryAuth(credentials.get_frozen_credentials(), "bedrock-agentcore", self.region, expires=300).add_auth(
+            request
+        )
+        scheme = "wss" if self.endpoint.scheme == "https" else "ws"
+        return f"{scheme}://{request.url.removeprefix('https://')}"
 
 
 def require_credentials(region: str, profile: str | None) -> None:

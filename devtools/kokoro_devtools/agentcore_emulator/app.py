@@ -21,9 +21,12 @@ from urllib.parse import unquote
 
 import httpx
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import WebSocketException
 
 from kokoro_devtools.agentcore_emulator.sigv4 import SignatureRefused, Signer
 
@@ -56,16 +59,15 @@ class Settings:
     stopped: dict[str, asyncio.Event] = field(default_factory=dict)  # session id -> set once stopped
 
 
-def client_url(request: Request) -> str:
+def client_url(connection: HTTPConnection) -> str:
     """The URL as the client signed it: its Host header and the path exactly as sent (still percent-encoded)."""
-    raw_path = request.scope["raw_path"].decode("latin-1")
-    query = request.scope["query_string"].decode("latin-1")
-    return f"{request.url.scheme}://{request.headers.get('host', '')}{raw_path}" + (f"?{query}" if query else "")
+    raw_path = connection.scope["raw_path"].decode("latin-1")
+    query = connection.scope["query_string"].decode("latin-1")
+    return f"{connection.url.scheme}://{connection.headers.get('host', '')}{raw_path}" + (f"?{query}" if query else "")
 
 
 async def checked(settings: Settings, request: Request) -> tuple[str, str, bytes]:
     """(runtime ARN, session id, body) of a request that passes every check; :class:`Refused` otherwise."""
-    arn = unquote(request.path_params["arn"])
     body = await request.body()
     try:
         settings.signer.verify(
@@ -73,14 +75,23 @@ async def checked(settings: Settings, request: Request) -> tuple[str, str, bytes
         )
     except SignatureRefused as err:
         raise Refused(403, "AccessDeniedException", str(err)) from None
+    return runtime_of(settings, request), session_of(request.headers.get(SESSION_HEADER, "")), body
+
+
+def runtime_of(settings: Settings, connection: HTTPConnection) -> str:
+    """The runtime ARN the path names, once it is one this endpoint serves (the qualifier DEFAULT, or none)."""
+    arn = unquote(connection.path_params["arn"])
     if RUNTIME_ARN.fullmatch(arn) is None:
         raise Refused(400, "ValidationException", f"agentRuntimeArn is not a runtime ARN: {arn[:200]!r}")
-    if arn not in settings.runtimes or request.query_params.get("qualifier") not in QUALIFIERS:
+    if arn not in settings.runtimes or connection.query_params.get("qualifier") not in QUALIFIERS:
         raise Refused(404, "ResourceNotFoundException", f"no runtime {arn} (qualifier DEFAULT) here")
-    session = request.headers.get(SESSION_HEADER, "")
+    return arn
+
+
+def session_of(session: str) -> str:
     if not 33 <= len(session) <= 256:
         raise Refused(400, "ValidationException", f"{SESSION_HEADER} must be 33 to 256 characters long")
-    return arn, session, body
+    return session
 
 
 def admit(settings: Settings, arn: str) -> None:
@@ -154,6 +165,67 @@ async def stop_session(settings: Settings, request: Request) -> Response:
     return JSONResponse({}, headers={SESSION_HEADER: session})
 
 
+def checked_websocket(settings: Settings, websocket: WebSocket) -> tuple[str, str]:
+    """(runtime ARN, session id) of a WebSocket upgrade that passes every check, signed either way AgentCore
+    accepts: SigV4 headers (a GET on the URL's https form) or a presigned URL; :class:`Refused` otherwise."""
+    url = client_url(websocket)
+    try:
+        if "authorization" in websocket.headers:
+            settings.signer.verify("GET", url, websocket.headers, b"", settings.region, settings.now())
+        else:
+            settings.signer.verify_presigned(url, websocket.headers.get("host", ""), settings.region, settings.now())
+    except SignatureRefused as err:
+        raise Refused(403, "AccessDeniedException", str(err)) from None
+    arn = runtime_of(settings, websocket)
+    session = websocket.headers.get(SESSION_HEADER) or websocket.query_params.get(SESSION_HEADER, "")
+    return arn, session_of(session)
+
+
+async def relay(settings: Settings, websocket: WebSocket) -> None:
+    """The runtime's ``/ws``: a checked upgrade is carried to the agent's ``/ws`` (the session id as a header, no
+    browser headers: AgentCore forwards only its own), frame by frame both ways, until either side closes or the
+    session is stopped; the agent's close code reaches the client."""
+    try:
+        arn, session = checked_websocket(settings, websocket)
+    except Refused as err:
+        await websocket.send_denial_response(err.response())
+        return
+    agent = settings.runtimes[arn].replace("http", "ws", 1) + "/ws"
+    try:
+        upstream = await ws_connect(agent, additional_headers={SESSION_HEADER: session}, open_timeout=10, proxy=None)
+    except (OSError, TimeoutError, WebSocketException) as err:
+        refusal = Refused(424, "RuntimeClientError", f"the runtime's agent refused its WebSocket: {type(err).__name__}")
+        await websocket.send_denial_response(refusal.response())
+        return
+    stopped = settings.stopped.setdefault(session, asyncio.Event())
+    stopped.clear()
+    await websocket.accept()
+
+    async def to_client() -> None:
+        async for message in upstream:
+            if isinstance(message, bytes):
+                await websocket.send_bytes(message)
+            else:
+                await websocket.send_text(message)
+
+    async def to_agent() -> None:
+        while (message := await websocket.receive())["type"] != "websocket.disconnect":
+            if message.get("bytes") is not None:
+                await upstream.send(message["bytes"])
+            elif message.get("text") is not None:
+                await upstream.send(message["text"])
+
+    tasks = [asyncio.ensure_future(job) for job in (to_client(), to_agent(), stopped.wait())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await upstream.close()
+        with contextlib.suppress(RuntimeError):  # the client may have gone already
+            await websocket.close(upstream.close_code or 1000)
+
+
 def create_app(settings: Settings) -> Starlette:
     client = httpx.AsyncClient(timeout=httpx.Timeout(settings.timeout_s, connect=10.0))
 
@@ -163,10 +235,14 @@ def create_app(settings: Settings) -> Starlette:
     async def stopruntimesession(request: Request) -> Response:
         return await stop_session(settings, request)
 
+    async def ws(websocket: WebSocket) -> None:
+        await relay(settings, websocket)
+
     return Starlette(
         routes=[
             Route("/runtimes/{arn:path}/invocations", invocations, methods=["POST"]),
             Route("/runtimes/{arn:path}/stopruntimesession", stopruntimesession, methods=["POST"]),
+            WebSocketRoute("/runtimes/{arn:path}/ws", ws),
         ],
         lifespan=lambda app: closing(client),
     )

@@ -1,6 +1,7 @@
 """Both images built here from their unchanged Dockerfiles (buildah, stand-in bases) and run as their services
 run them: the model image behind the SageMaker emulator, checked by ``deploy-model smoke``; the agent image
-speaking through it, as deployed. What they say is heard by the recognizer.
+behind the AgentCore emulator, asked by its runtime ARN and speaking through the model image, as deployed. What
+they say is heard by the recognizer.
 
 The image storage is ``~/.cache/kokoro-images`` (kokoro_devtools.images.buildah), outside the repository: a
 second run reuses its layers, which one test checks step by step.
@@ -8,6 +9,7 @@ second run reuses its layers, which one test checks step by step.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from emulator import sagemaker_emulator
+from emulator import agentcore_emulator, sagemaker_emulator
 from speech import assert_heard
 
 from kokoro_devtools.images.buildah import Buildah, storage_root
@@ -28,6 +30,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 BIN = Path(sys.executable).parent
 IMAGES = [sys.executable, "-m", "kokoro_devtools.images"]
 REPLY = "Good evening. Your table by the window is ready"
+RUNTIME_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/kokoro_voice_agent-AbCdEf1234"
 BUILDAH = Buildah(storage_root())
 
 
@@ -110,7 +113,11 @@ def test_the_model_image_speaks_what_it_is_sent(model_endpoint) -> None:
     assert_heard(reply.content, 24000, REPLY)
 
 
-def test_the_agent_image_speaks_through_the_model_image_as_deployed(model_endpoint, agent_image, tmp_path) -> None:
+def test_the_agent_image_asked_by_its_runtime_arn_speaks_through_the_model_image(
+    model_endpoint, agent_image, tmp_path
+) -> None:
+    """The deployed path whole: ``deploy-agent invoke <ARN>`` -> the AgentCore emulator -> the agent image ->
+    the SageMaker emulator -> the model image."""
     _, emulator = model_endpoint
     settings = {
         "LLM_PROVIDER": "scripted",
@@ -125,9 +132,22 @@ def test_the_agent_image_speaks_through_the_model_image_as_deployed(model_endpoi
     }
     env = [f"{name}={value}" for name, value in settings.items()]
     volumes = [f"{emulator.ca_file}:/etc/emulator-ca.pem:ro"]
-    with serving(BUILDAH, agent_image, SERVICES["agent"], free_port(), env, volumes) as url:
-        command = [str(BIN / "deploy-agent"), "invoke", url, "--prompt", "Is my table ready?", "--out", str(tmp_path)]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    with (
+        serving(BUILDAH, agent_image, SERVICES["agent"], free_port(), env, volumes) as url,
+        agentcore_emulator({RUNTIME_ARN: url}) as agentcore,
+    ):
+        command = [str(BIN / "deploy-agent"), "invoke", RUNTIME_ARN, "--prompt", "Is my table ready?"]
+        caller = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
+        caller |= {"AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": agentcore, "AWS_ACCESS_KEY_ID": "test"}
+        caller |= {"AWS_SECRET_ACCESS_KEY": "test", "AWS_CONFIG_FILE": "/nonexistent"}
+        result = subprocess.run(
+            [*command, "--out", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=caller,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
     assert result.returncode == 0, result.stdout + result.stderr
     with wave.open(str(tmp_path / "answer.wav")) as wav:
         assert_heard(wav.readframes(wav.getnframes()), wav.getframerate(), REPLY)

@@ -224,9 +224,14 @@ def scope(nodeid: str) -> str:
 # How long a test with this need tends to take, as a rank: workers take the scopes that hold the longest
 # tests first, so that none of them is left running one alone at the end (recognition runs for minutes).
 WEIGHT = {"recognizer": 5, "model": 3, "network": 3, "cdk": 2, "server": 2, "browser": 1, "aws_emulator": 1}
-# Files whose scopes are longer than any recognition scope, whatever their needs: the documented pages (about
-# a quarter of the suite's time on a 2-core machine, four of them minutes each), so they start first.
-LONGEST_SCOPES = {"tests/docs/test_documented_commands.py": max(WEIGHT.values()) + 1}
+# Files whose scopes are longer than any recognition scope, whatever their needs, so they start first, one on
+# each worker: the documented pages (about a quarter of the suite's time on a 2-core machine, four of them
+# minutes each), and the images (a cold build of both, minutes, which docs/deploy.md's own build commands then
+# find in the layer cache instead of waiting on its lock: 408 s for that page when the images came later).
+LONGEST_SCOPES = {
+    "tests/docs/test_documented_commands.py": max(WEIGHT.values()) + 1,
+    "tests/images/test_images.py": max(WEIGHT.values()) + 1,
+}
 
 
 def heaviest_first(items: list[pytest.Item]) -> None:

@@ -1,7 +1,7 @@
 """`deploy-agent`: the voice agent on Bedrock AgentCore, from nothing to a verified deployment.
 
     deploy-agent [SETTINGS] [--dry-run] [--yes] [--json] [--bootstrap]     one-shot deploy
-    deploy-agent [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL] | local [--web] | invoke | web
+    deploy-agent [SETTINGS] synth | diff | destroy | outputs | smoke [--url URL | --runtime-arn ARN] | local [--web] | invoke | web
 
 Settings go before the subcommand; each becomes CDK context for stacks/kokoro_stacks/settings/deploy_settings.py. The TTS endpoint
 comes from the model stack's outputs unless ``--endpoint-name`` names it.
@@ -17,7 +17,7 @@ from kokoro_cli.checks.agent_smoke import SMOKE_PROMPT
 from kokoro_cli.common.errors import UsageError
 from kokoro_cli.deploy import agent_flow, flags
 from kokoro_cli.local.agent_local import invoke, local
-from kokoro_cli.local.agent_web import web
+from kokoro_cli.local.agent_web import region_of, web
 from kokoro_cli.typer_app import add_stack_commands, command_state, deploy_callback, new_app
 from voice_agent.request import MAX_PROMPT_CHARS
 
@@ -66,10 +66,20 @@ def smoke(
             help="An agent URL (e.g. http://127.0.0.1:8080 from `deploy-agent local`) instead of the deployed runtime."
         ),
     ] = None,
+    runtime_arn: Annotated[
+        str | None,
+        typer.Option(help="A runtime's ARN instead of the one in the agent stack's outputs (its region is the ARN's)."),
+    ] = None,
     prompt: Annotated[str, typer.Option(help="What to ask the agent.")] = SMOKE_PROMPT,
 ) -> None:
     """Ask the agent one short question; passes only when speech comes back."""
     with command_state(ctx) as state:
         if not prompt.strip() or len(prompt) > MAX_PROMPT_CHARS:
             raise UsageError(f"--prompt must hold 1 to {MAX_PROMPT_CHARS} characters")
-        agent_flow.smoke(state.run, state.console, state.connect, url, prompt)
+        if url and runtime_arn:
+            raise UsageError("give --url or --runtime-arn, not both")
+        if runtime_arn:
+            region_of(runtime_arn)  # a usage error for what is not a runtime ARN
+            agent_flow.smoke_arn(state.run, state.console, runtime_arn, prompt)
+        else:
+            agent_flow.smoke(state.run, state.console, state.connect, url, prompt)

@@ -142,7 +142,7 @@ def stub_agents() -> Iterator[dict[str, str]]:
             name: stack.enter_context(agent_server_thread(agent_with(h), graceful_s=1)) for name, h in handlers.items()
         }
         urls["unreachable"] = f"http://127.0.0.1:{free_port()}"
-        yield {f"{ARN[: ARN.rindex('/') + 1]}{name}": url for name, url in urls.items()}
+        yield {runtime(name): url for name, url in urls.items()}
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +152,8 @@ def stub_endpoint(stub_agents) -> Iterator[str]:
 
 
 def runtime(name: str) -> str:
-    return f"{ARN[: ARN.rindex('/') + 1]}{name}"
+    """The ARN of the stand-in runtime ``name``, shaped as AgentCore makes them."""
+    return f"{ARN[: ARN.rindex('/') + 1]}{name}-AbCdEf1234"
 
 
 def test_a_signed_call_reaches_the_runtimes_agent_and_streams_its_answer(stub_endpoint) -> None:
@@ -264,6 +265,12 @@ def agent_env(endpoint: str) -> dict[str, str]:
     }
 
 
+def smoke_by_arn(endpoint: str, arn: str) -> subprocess.CompletedProcess:
+    command = [DEPLOY_AGENT, "smoke", "--runtime-arn", arn]
+    env = agent_env(endpoint)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+
+
 def invoke_by_arn(endpoint: str, arn: str, out: Path) -> subprocess.CompletedProcess:
     command = [DEPLOY_AGENT, "invoke", arn, "--prompt", "Is my table ready?", "--out", str(out)]
     env = agent_env(endpoint)
@@ -277,14 +284,23 @@ def test_deploy_agent_invoke_reports_a_failing_runtime_in_one_line(stub_endpoint
     assert "Traceback" not in result.stderr and result.stderr.count("error:") == 1, result.stderr
 
 
-def test_deploy_agent_invoke_by_arn_speaks_through_the_emulator(model_server_url, tmp_path) -> None:
+@pytest.mark.parametrize("agent", ["ok", "broken", "failing"])  # "ok" answers without speech: a failed smoke
+def test_deploy_agent_smoke_of_a_runtime_without_speech_fails_with_the_reason(stub_endpoint, agent) -> None:
+    result = smoke_by_arn(stub_endpoint, runtime(agent))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "error: smoke check failed against" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_deploy_agent_invoke_and_smoke_by_arn_speak_through_the_emulator(model_server_url, tmp_path) -> None:
     settings = AgentSettings(
         tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
         llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=40.0),
     )
     with agent_server_thread(create_app(settings)) as url, agentcore_emulator({ARN: url}) as endpoint:
         result = invoke_by_arn(endpoint, ARN, tmp_path)
+        smoke = smoke_by_arn(endpoint, ARN)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert smoke.returncode == 0 and "PASSED" in smoke.stdout + smoke.stderr, smoke.stdout + smoke.stderr
     with wave.open(str(tmp_path / "answer.wav")) as wav:
         assert_heard(wav.readframes(wav.getnframes()), wav.getframerate(), REPLY)
 

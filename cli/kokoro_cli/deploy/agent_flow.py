@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from kokoro_cli.checks.agent_smoke import SMOKE_PROMPT, smoke_agent_url, smoke_runtime
 from kokoro_cli.checks.smoke_report import print_progress, print_result
-from kokoro_cli.common.aws_api import AwsApi
+from kokoro_cli.common.aws_api import AwsApi, Boto3Aws
 from kokoro_cli.common.console import Console
 from kokoro_cli.common.errors import PrerequisiteMissing
 from kokoro_cli.deploy import cdk_command, deploy_steps
@@ -95,4 +95,11 @@ def smoke(run: RunOptions, console: Console, connect: Connect, url: str | None, 
     aws = connect()
     runtime_arn = deploy_steps.stack_state(aws, run.settings.agent_stack_name).outputs.get("RuntimeArn", "")
     console.step(f"smoke: {runtime_arn}")
+    print_result(console, smoke_runtime(aws, runtime_arn, prompt))
+
+
+def smoke_arn(run: RunOptions, console: Console, runtime_arn: str, prompt: str) -> None:
+    """Against the runtime ``runtime_arn``, in its own region (no stack is read)."""
+    console.step(f"smoke: {runtime_arn}")
+    aws = Boto3Aws(region=runtime_arn.split(":")[3], profile=run.profile)
     print_result(console, smoke_runtime(aws, runtime_arn, prompt))

@@ -65,3 +65,15 @@ def agentcore_emulator(runtimes: dict[str, str], *options: str, python: str = sy
         if "http://" not in banner:
             raise RuntimeError(f"the AgentCore emulator did not start: {banner}{proc.stdout.read()}")
         yield banner.split()[2]
+
+
+def agentcore_caller_env(endpoint: str) -> dict[str, str]:
+    """A CLI's environment with boto3 pointed at the AgentCore emulator and its credentials, and no AWS setting or
+    profile of the machine's."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
+    env |= {"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"}
+    return env | {
+        "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint,
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+    }

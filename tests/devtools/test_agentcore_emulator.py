@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import datetime
 import json
-import os
 import re
+import socket
 import subprocess
 import sys
 import urllib.parse
@@ -31,7 +31,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
-from emulator import agentcore_emulator
+from emulator import agentcore_caller_env, agentcore_emulator
 from speech import assert_heard
 from starlette.applications import Starlette
 from starlette.responses import Response, StreamingResponse
@@ -147,8 +147,21 @@ def stub_agents() -> Iterator[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def stub_endpoint(stub_agents) -> Iterator[str]:
-    with agentcore_emulator(stub_agents, "--timeout-s", "2") as endpoint:
+    with agentcore_emulator(stub_agents) as endpoint:  # AgentCore's 15 minutes: no answer is ever cut short
         yield endpoint
+
+
+@pytest.fixture(scope="module")
+def silent_endpoint(stub_agents) -> Iterator[str]:
+    """The same runtimes, waiting 1 s for an agent's answer: only for the agent that never answers, so that no
+    verdict depends on how fast an answering agent is under load."""
+    with agentcore_emulator(stub_agents, "--timeout-s", "1") as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def endpoint_for(stub_endpoint, silent_endpoint):
+    return lambda agent: silent_endpoint if agent == "silent" else stub_endpoint
 
 
 def runtime(name: str) -> str:
@@ -183,6 +196,24 @@ def test_a_body_changed_after_signing_is_access_denied(stub_endpoint) -> None:
     assert (altered.status_code, altered.headers["x-amzn-ErrorType"]) == (403, "AccessDeniedException")
 
 
+def test_a_payload_over_the_services_limit_is_refused_before_it_is_read(stub_endpoint) -> None:
+    host, port = urllib.parse.urlsplit(stub_endpoint).netloc.split(":")
+    path = f"/runtimes/{urllib.parse.quote(runtime('ok'), safe='')}/invocations"
+    with socket.create_connection((host, int(port)), timeout=60) as conn:  # says 200 MB, sends none of it
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Length: 200000000\r\n\r\n".encode())
+        head = conn.recv(65536).decode("latin-1")
+    assert head.startswith("HTTP/1.1 400") and "x-amzn-errortype: validationexception" in head.lower(), head
+    assert answer(stub_endpoint, runtime("ok"))
+
+
+@pytest.mark.parametrize("bad", ["not-an-arn=http://127.0.0.1:1", f"{ARN}=ftp://host", ARN, ""])
+def test_the_emulator_refuses_a_runtime_that_is_not_arn_equals_url(bad) -> None:
+    command = [sys.executable, "-m", "kokoro_devtools.agentcore_emulator", "--port", "0", "--runtime", bad]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "not ARN=URL" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_signature_from_twenty_minutes_ago_has_expired(stub_endpoint, monkeypatch) -> None:
     past = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(minutes=20)
     monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: past)
@@ -212,8 +243,10 @@ def test_a_session_id_shorter_than_33_characters_is_a_validation_error(stub_endp
 
 
 @pytest.mark.parametrize("agent", ["failing", "silent", "unreachable"])
-def test_an_agent_that_fails_stays_silent_or_is_gone_is_a_runtime_client_error(stub_endpoint, agent) -> None:
-    assert error_code(lambda: answer(stub_endpoint, runtime(agent))) == ("RuntimeClientError", 424)
+def test_an_agent_that_fails_stays_silent_or_is_gone_is_a_runtime_client_error(
+    endpoint_for, stub_endpoint, agent
+) -> None:
+    assert error_code(lambda: answer(endpoint_for(agent), runtime(agent))) == ("RuntimeClientError", 424)
     assert answer(stub_endpoint, runtime("ok"))
 
 
@@ -254,32 +287,21 @@ def test_stopping_a_session_ends_its_answer_in_flight(stub_agents) -> None:
         assert reply["response"].read() == b""  # the stream has ended
 
 
-def agent_env(endpoint: str) -> dict[str, str]:
-    """A CLI's environment with boto3 pointed at the emulator and its credentials, and no AWS of the machine's."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
-    env |= {"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"}
-    return env | {
-        "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint,
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-    }
-
-
 def smoke_by_arn(endpoint: str, arn: str) -> subprocess.CompletedProcess:
     command = [DEPLOY_AGENT, "smoke", "--runtime-arn", arn]
-    env = agent_env(endpoint)
+    env = agentcore_caller_env(endpoint)
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
 
 def invoke_by_arn(endpoint: str, arn: str, out: Path) -> subprocess.CompletedProcess:
     command = [DEPLOY_AGENT, "invoke", arn, "--prompt", "Is my table ready?", "--out", str(out)]
-    env = agent_env(endpoint)
+    env = agentcore_caller_env(endpoint)
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize("agent", ["broken", "silent", "failing"])
-def test_deploy_agent_invoke_reports_a_failing_runtime_in_one_line(stub_endpoint, agent, tmp_path) -> None:
-    result = invoke_by_arn(stub_endpoint, runtime(agent), tmp_path)
+def test_deploy_agent_invoke_reports_a_failing_runtime_in_one_line(endpoint_for, agent, tmp_path) -> None:
+    result = invoke_by_arn(endpoint_for(agent), runtime(agent), tmp_path)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.count("error:") == 1, result.stderr
 
@@ -380,7 +402,7 @@ async def test_deploy_agent_web_by_arn_talks_through_the_emulator(model_server_u
     web_port, session = free_port(), session_id()
     with agent_server_thread(create_app(settings)) as url, agentcore_emulator({ARN: url}) as endpoint:
         command = [DEPLOY_AGENT, "web", ARN, "--port", str(web_port)]
-        env = agent_env(endpoint)
+        env = agentcore_caller_env(endpoint)
         with children.running(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as page:
             page_url = next(m[0] for line in iter(page.stdout.readline, "") if (m := PAGE_URL.search(line)))
             token = urllib.parse.parse_qs(urllib.parse.urlsplit(page_url).query)["token"][0]

@@ -9,7 +9,6 @@ second run reuses its layers, which one test checks step by step.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from emulator import agentcore_emulator, sagemaker_emulator
+from emulator import agentcore_caller_env, agentcore_emulator, sagemaker_emulator
 from speech import assert_heard
 
 from kokoro_devtools.images.buildah import Buildah, storage_root
@@ -137,20 +136,23 @@ def test_the_agent_image_asked_by_its_runtime_arn_speaks_through_the_model_image
         agentcore_emulator({RUNTIME_ARN: url}) as agentcore,
     ):
         command = [str(BIN / "deploy-agent"), "invoke", RUNTIME_ARN, "--prompt", "Is my table ready?"]
-        caller = {name: value for name, value in os.environ.items() if not name.startswith("AWS_")}
-        caller |= {"AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": agentcore, "AWS_ACCESS_KEY_ID": "test"}
-        caller |= {"AWS_SECRET_ACCESS_KEY": "test", "AWS_CONFIG_FILE": "/nonexistent"}
         result = subprocess.run(
             [*command, "--out", str(tmp_path)],
             capture_output=True,
             text=True,
-            env=caller,
+            env=agentcore_caller_env(agentcore),
             timeout=300,
             stdin=subprocess.DEVNULL,
         )
     assert result.returncode == 0, result.stdout + result.stderr
     with wave.open(str(tmp_path / "answer.wav")) as wav:
         assert_heard(wav.readframes(wav.getnframes()), wav.getframerate(), REPLY)
+
+
+@pytest.mark.parametrize("bad", ["NOVALUE", "=value", ""])
+def test_a_setting_that_is_not_name_equals_value_is_a_usage_error(bad) -> None:
+    result = images("run", "model", "--env", bad, timeout=60)
+    assert result.returncode == 2 and "not NAME=VALUE" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ SESSION_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
 FORWARDED = ("content-type", "accept", "x-amzn-bedrock-agentcore-runtime-user-id")  # and ...-Custom-* headers
 RUNTIME_ARN = re.compile(r"arn:aws[a-z-]*:bedrock-agentcore:(?P<region>[a-z0-9-]+):\d{12}:runtime/[A-Za-z0-9_-]{1,100}")
 QUALIFIERS = (None, "DEFAULT")
+MAX_PAYLOAD_BYTES = 100_000_000  # InvokeAgentRuntime's payload, per botocore's service model
 
 
 class Refused(Exception):
@@ -68,7 +69,7 @@ def client_url(connection: HTTPConnection) -> str:
 
 async def checked(settings: Settings, request: Request) -> tuple[str, str, bytes]:
     """(runtime ARN, session id, body) of a request that passes every check; :class:`Refused` otherwise."""
-    body = await request.body()
+    body = await payload_of(request)
     try:
         settings.signer.verify(
             request.method, client_url(request), request.headers, body, settings.region, settings.now()
@@ -76,6 +77,20 @@ async def checked(settings: Settings, request: Request) -> tuple[str, str, bytes
     except SignatureRefused as err:
         raise Refused(403, "AccessDeniedException", str(err)) from None
     return runtime_of(settings, request), session_of(request.headers.get(SESSION_HEADER, "")), body
+
+
+async def payload_of(request: Request) -> bytes:
+    """The body, refused before it is read whole once it is (or says it will be) over the service's limit."""
+    too_large = Refused(400, "ValidationException", f"the payload is larger than {MAX_PAYLOAD_BYTES:,} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_PAYLOAD_BYTES:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_PAYLOAD_BYTES:
+            raise too_large
+    return bytes(body)
 
 
 def runtime_of(settings: Settings, connection: HTTPConnection) -> str:

@@ -28,6 +28,14 @@ from kokoro_processes import children
 ENGINES = ("onnx", "torch")
 
 
+def setting(value: str) -> str:
+    """``-e NAME=VALUE``, refused by argparse (exit 2) when it is not that."""
+    name, equals, _ = value.partition("=")
+    if not (name and equals):
+        raise argparse.ArgumentTypeError(f"not NAME=VALUE: {value[:100]!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kokoro_devtools.images", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -40,7 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         if name == "run":
             sub.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
             sub.add_argument(
-                "-e", "--env", action="append", default=[], metavar="NAME=VALUE", help="set in the container"
+                "-e",
+                "--env",
+                action="append",
+                default=[],
+                type=setting,
+                metavar="NAME=VALUE",
+                help="set in the container",
             )
             sub.add_argument("-v", "--volume", action="append", default=[], metavar="HOST:CONTAINER[:ro]",
                              help="mount a host file or folder")  # fmt: skip
@@ -59,9 +73,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "size":
             print(json.dumps(dataclasses.asdict(sizes(buildah, tag, bases.base_names(service.dockerfile)))))
             return 0
-        for item in args.env:
-            if "=" not in item:
-                raise ImageError(f"--env takes NAME=VALUE, not {item!r}")
         return serve_until_stopped(buildah, tag, service, args.port, args.env, args.volume)
     except ImageError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -15,6 +15,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 import urllib.parse
 import uuid
 import wave
@@ -32,6 +33,7 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 from emulator import agentcore_caller_env, agentcore_emulator
+from servers import SERVER_START_S
 from speech import assert_heard
 from starlette.applications import Starlette
 from starlette.responses import Response, StreamingResponse
@@ -426,7 +428,8 @@ async def test_deploy_agent_web_by_arn_talks_through_the_emulator(model_server_u
 
 async def answered(client: httpx.AsyncClient, path: str, params: dict) -> str:
     """The page server's /connect URL, once the page server answers (however long its start takes)."""
-    for _ in range(600):
+    deadline = time.monotonic() + SERVER_START_S  # the suite's bound on any server's start, not a verdict
+    while time.monotonic() < deadline:
         with contextlib.suppress(httpx.HTTPError):
             reply = await client.get(path, params=params)
             assert reply.status_code == 200, reply.text

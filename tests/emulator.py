@@ -77,3 +77,29 @@ def agentcore_caller_env(endpoint: str) -> dict[str, str]:
         "AWS_ACCESS_KEY_ID": "test",
         "AWS_SECRET_ACCESS_KEY": "test",
     }
+
+
+@dataclass(frozen=True)
+class Runtime:
+    url: str  # http://127.0.0.1:PORT, for the AgentCore emulator's --runtime ARN=URL
+    pid: int  # the command's: its child is the namespace's sandbox, whose child is the agent
+
+
+@contextlib.contextmanager
+def agentcore_runtime(template: Path, *settings: str) -> Iterator[Runtime]:
+    """``python -m kokoro_devtools.agentcore_emulator.runtime``: the agent's bundle, built for this machine, run as
+    ``template`` declares it with ``settings`` (``NAME=VALUE``) on top, once ``/ping`` answers. Its log (the
+    bundling, the agent's) explains a failed start."""
+    command = [sys.executable, "-m", "kokoro_devtools.agentcore_emulator.runtime", str(template), "--port", "0"]
+    for setting in settings:
+        command += ["-e", setting]
+    with (
+        tempfile.TemporaryFile(mode="w+") as log,
+        children.running(command, grace_s=15, stdout=subprocess.PIPE, stderr=log, text=True) as proc,
+    ):
+        banner = proc.stdout.readline()
+        if "http://" not in banner:
+            proc.wait()
+            log.seek(0)
+            raise RuntimeError(f"the agent's runtime did not start: {banner}{log.read()[-3000:]}")
+        yield Runtime(url=banner.split()[3], pid=proc.pid)

@@ -87,6 +87,11 @@ BEHIND_A_COMMAND = {
     "stacks/test_agent_bundle.py::test_following_the_old_pip_hint_*": ("network",),  # pip installs pip
     # python -m kokoro_devtools.images: builds reach PyPI, npm and Debian; the images serve the model
     "images/test_images.py::*": ("server", "network"),
+    # the template from python app.py (the CDK app); the runtime bundles the agent with pip from PyPI
+    "devtools/test_agentcore_runtime.py::*": ("cdk",),
+    "devtools/test_agentcore_runtime.py::test_*_bundle*": ("network",),
+    "devtools/test_agentcore_runtime.py::test_the_entry_point_*": ("network",),
+    "devtools/test_agentcore_runtime.py::test_an_entry_point_*": ("network",),
 }
 
 

@@ -10,12 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import json
-import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.parse
 import uuid
 import wave
@@ -26,6 +23,7 @@ import boto3
 import botocore.auth
 import httpx
 import pytest
+from agentcore_web import DEPLOY_AGENT, web_turn
 from botocore import UNSIGNED
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -33,7 +31,6 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 from emulator import agentcore_caller_env, agentcore_emulator
-from servers import SERVER_START_S
 from speech import assert_heard
 from starlette.applications import Starlette
 from starlette.responses import Response, StreamingResponse
@@ -43,17 +40,13 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from kokoro_cli.local.agent_web import EndpointPresigner, presigner
-from kokoro_processes import children
 from kokoro_processes.servers import agent_server_thread, free_port
 from voice_agent.app import create_app
-from voice_agent.conversation.events import Ready, TurnEnd, from_frame
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/kokoro_voice_agent-AbCdEf1234"
 REPLY = "Good evening. Your table by the window is ready"
 SESSION_HEADER = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
-DEPLOY_AGENT = str(Path(sys.executable).parent / "deploy-agent")
-PAGE_URL = re.compile(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+")  # the page URL deploy-agent web prints
 NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
 
 
@@ -401,38 +394,8 @@ async def test_deploy_agent_web_by_arn_talks_through_the_emulator(model_server_u
         tts=TtsSettings(transport="websocket", url=model_server_url, timeout_s=60.0),
         llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=40.0),
     )
-    web_port, session = free_port(), session_id()
+    session = session_id()
     with agent_server_thread(create_app(settings)) as url, agentcore_emulator({ARN: url}) as endpoint:
-        command = [DEPLOY_AGENT, "web", ARN, "--port", str(web_port)]
-        env = agentcore_caller_env(endpoint)
-        with children.running(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as page:
-            page_url = next(m[0] for line in iter(page.stdout.readline, "") if (m := PAGE_URL.search(line)))
-            token = urllib.parse.parse_qs(urllib.parse.urlsplit(page_url).query)["token"][0]
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}") as client:
-                connect_url = await answered(client, "/connect", {"session": session, "token": token})
-            assert connect_url.startswith(f"{endpoint.replace('http', 'ws', 1)}/runtimes/")
-            audio, end = bytearray(), None
-            async with connect(connect_url, proxy=None, origin=f"http://127.0.0.1:{web_port}") as socket:
-                ready = from_frame(await socket.recv())
-                assert isinstance(ready, Ready) and ready.session == session
-                await socket.send(json.dumps({"type": "prompt", "text": "Is my table ready?"}))
-                while not isinstance(end, TurnEnd):
-                    frame = await asyncio.wait_for(socket.recv(), 120)
-                    if isinstance(frame, bytes):
-                        audio.extend(frame)
-                    else:
-                        end = from_frame(frame)
+        end, audio = await web_turn(endpoint, ARN, session, "Is my table ready?")
     assert end.heard_text == REPLY
-    assert_heard(bytes(audio), 24000, REPLY)
-
-
-async def answered(client: httpx.AsyncClient, path: str, params: dict) -> str:
-    """The page server's /connect URL, once the page server answers (however long its start takes)."""
-    deadline = time.monotonic() + SERVER_START_S  # the suite's bound on any server's start, not a verdict
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.HTTPError):
-            reply = await client.get(path, params=params)
-            assert reply.status_code == 200, reply.text
-            return reply.json()["url"]
-        await asyncio.sleep(0.1)
-    raise AssertionError("the page server never answered")
+    assert_heard(audio, 24000, REPLY)

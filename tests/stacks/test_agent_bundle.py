@@ -20,8 +20,8 @@ import pytest
 from aws_cdk import AssetStaging
 from stack_synth import REPO_ROOT, Synthesized, synthesize
 
-from kokoro_stacks.agent.bundle import BundlingError, bundle_agent
-from kokoro_stacks.agent.bundle_pip import check_pip, pip_install_command
+from kokoro_stacks.agent.bundle_build import bundle_agent
+from kokoro_stacks.agent.bundle_pip import BundlingError, check_pip, pip_install_command
 from kokoro_stacks.project import ProjectPaths
 
 REAL_PACKAGE = REPO_ROOT / "speech_protocol"
@@ -76,6 +76,11 @@ def test_pip_targets_the_runtime_platform_and_the_pinned_versions(tmp_path: Path
     assert local[-2:] == ["--no-build-isolation", "speech_protocol"]
 
 
+def test_pip_can_target_another_platform_for_the_agentcore_emulator(tmp_path: Path):
+    command = pip_install_command(Path("req.txt"), tmp_path, None, platform="manylinux2014_x86_64")
+    assert "--platform manylinux2014_x86_64 --implementation cp --python-version 3.12" in " ".join(command)
+
+
 def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_package(project: ProjectPaths, tmp_path: Path):
     out = tmp_path / "out"
     out.mkdir()
@@ -92,7 +97,7 @@ def test_bundle_holds_arm64_dependencies_the_agent_and_the_protocol_package(proj
 def test_a_dependency_without_an_arm64_wheel_fails_with_pips_reason(project: ProjectPaths, tmp_path: Path):
     requirements = project.agent_dir / "requirements.txt"
     requirements.write_text(requirements.read_text() + "hostdep==0.1\n")
-    with pytest.raises(BundlingError, match="(?s)arm64 dependencies.*hostdep"):
+    with pytest.raises(BundlingError, match="(?s)dependencies for manylinux2014_aarch64.*hostdep"):
         bundle_agent(project, tmp_path)
 
 

@@ -19,6 +19,7 @@ import json
 import sys
 import time
 
+from kokoro_devtools.env_option import setting
 from kokoro_devtools.images import bases
 from kokoro_devtools.images.buildah import Buildah, ImageError, storage_root
 from kokoro_devtools.images.services import SERVICES, build, serve_until_stopped
@@ -26,14 +27,6 @@ from kokoro_devtools.images.sizes import sizes
 from kokoro_processes import children
 
 ENGINES = ("onnx", "torch")
-
-
-def setting(value: str) -> str:
-    """``-e NAME=VALUE``, refused by argparse (exit 2) when it is not that."""
-    name, equals, _ = value.partition("=")
-    if not (name and equals):
-        raise argparse.ArgumentTypeError(f"not NAME=VALUE: {value[:100]!r}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

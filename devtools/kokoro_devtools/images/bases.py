@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kokoro_devtools.images.buildah import INSTALL_HINT, Buildah, ImageError
+from kokoro_devtools.local_python import NoSuchPython, local_python
 
 ROOT_IMAGE = "localhost/kokoro-standin-bookworm"
 REPO = Path(__file__).resolve().parents[3]
@@ -107,7 +108,11 @@ def make(buildah: Buildah, name: str) -> None:
             if (major, minor) == DEBIAN_PYTHON:
                 dockerfile = PYTHON_FROM_DEBIAN
             else:
-                copy_python(local_python(major, minor), context / "python")
+                try:
+                    python = local_python(major, minor)
+                except NoSuchPython as err:
+                    raise ImageError(f"cannot stand in for the base image {name}: {err}") from None
+                copy_python(python, context / "python")
                 dockerfile = PYTHON_COPIED
             dockerfile = dockerfile.format(major=major, minor=minor)
         else:
@@ -141,19 +146,6 @@ def ensure_root(buildah: Buildah) -> None:
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(context / "rootfs.tar"), "."], check=True)
         (context / "Dockerfile").write_text(ROOT_DOCKERFILE)
         buildah.build(context / "Dockerfile", context, ROOT_IMAGE, host_ca=False, quiet=True)
-
-
-def local_python(major: int, minor: int) -> Path:
-    """A Python ``major.minor`` on this machine: ``$PYTHON312`` (or its like), ``.venv312``'s, or on PATH."""
-    candidates = [
-        os.environ.get(f"PYTHON{major}{minor}"),
-        str(REPO / f".venv{major}{minor}" / "bin" / "python"),
-        shutil.which(f"python{major}.{minor}"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).exists():
-            return Path(candidate)
-    raise ImageError(f"no Python {major}.{minor} here to stand in for the base image's: rerun ./setup.sh")
 
 
 def copy_python(python: Path, dest: Path) -> None:

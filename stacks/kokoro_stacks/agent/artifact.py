@@ -9,7 +9,8 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
-from kokoro_stacks.agent.bundle import ENTRYPOINT, UNUSED_BUNDLING_IMAGE, AgentBundler, bundle_fingerprint
+from kokoro_stacks.agent.bundle import UNUSED_BUNDLING_IMAGE, AgentBundler, bundle_fingerprint
+from kokoro_stacks.agent.bundle_build import ENTRYPOINT
 from kokoro_stacks.ecr_pull import grant_ecr_pull
 from kokoro_stacks.project import ProjectPaths
 from kokoro_stacks.settings.deploy_settings import DeploySettings

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
-TARGET_PLATFORM = ("--platform", "manylinux2014_aarch64", "--implementation", "cp", "--python-version", "3.12")
+AGENTCORE_PLATFORM = "manylinux2014_aarch64"  # what AgentCore runs a code zip on: Linux arm64, CPython 3.12
+PYTHON_VERSION = "3.12"
 MIN_PIP = (26, 0)
 DEFAULT_INDEX = "https://pypi.org/simple/"
 PROBE_TIMEOUT_S = 10
@@ -36,13 +37,23 @@ class BundlingError(RuntimeError):
     or which pip step failed."""
 
 
+def target_platform(platform: str = AGENTCORE_PLATFORM) -> tuple[str, ...]:
+    """pip's options that resolve for ``platform`` (a wheel platform tag) and CPython 3.12 instead of this Python.
+    The AgentCore emulator bundles for this machine's ``manylinux2014_<machine>`` to run the bundle here."""
+    return ("--platform", platform, "--implementation", "cp", "--python-version", PYTHON_VERSION)
+
+
 def pip_install_command(
-    requirements: Path, target: Path, constraints: Path | None, local_packages: tuple[Path, ...] = ()
+    requirements: Path,
+    target: Path,
+    constraints: Path | None,
+    local_packages: tuple[Path, ...] = (),
+    platform: str = AGENTCORE_PLATFORM,
 ) -> list[str]:
     """``local_packages`` are project folders (pure Python): built here with this environment's
     setuptools (``--no-build-isolation``, so a ``--no-index`` requirements file still works)."""
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
-    command += [*TARGET_PLATFORM, "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
+    command += [*target_platform(platform), "--only-binary=:all:", "--target", str(target), "-r", str(requirements)]
     if local_packages:
         command += ["--no-build-isolation", *(str(folder) for folder in local_packages)]
     return command + (["-c", str(constraints)] if constraints else [])

@@ -52,7 +52,7 @@ from pathlib import Path
 import httpx
 
 TAGS = frozenset({"aws", "server", "long", "manual", "gpu"})
-PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443", "8500")
+PAGE_PORTS = ("5000", "8000", "8080", "8090", "8443", "8500", "8501", "8600")
 COMMAND_TIMEOUT_S = 900.0  # a command that loads the model on a loaded 2-core machine: minutes
 READY_TIMEOUT_S = 900.0
 # The most a long command runs before its Ctrl-C, if it prints nothing: a bound against a command that hangs in
@@ -259,6 +259,7 @@ class PageRun:
         self.long_runs: list[LongRun] = []
         self.failures: list[str] = []
         self.timings: list[tuple[float, str]] = []  # (seconds, where): what a slow page spends its time on
+        self.served: set[str] = set()  # the ports of the page's servers so far: a later server listens on another
 
     def check(self, ok: bool, where: str, what: str, output: str = "") -> None:
         if not ok:
@@ -344,6 +345,10 @@ class PageRun:
             self.check(matches(documented, printed), where, f"first line {printed!r}, documented {documented!r}")
 
     def _start(self, command: Command, text: str, where: str) -> None:
+        # The server's own port: the first its command names that no earlier server of the page listens on (a
+        # server given another's address, an agent given its model server's, waits for its own).
+        ports = [p for p in self.ports.values() if re.search(rf"(?<!\d){p}(?!\d)", text) and p not in self.served]
+        self.served.update(ports[:1])
         running = self.shared.servers.get(command.text)
         if running is not None and running.proc.poll() is None:  # another page's, on this page's ports
             self._first_line(command, running.output(), where)
@@ -355,7 +360,6 @@ class PageRun:
         else:
             self.background.append(Background(command, proc, log))
         started = time.monotonic()
-        ports = [p for p in self.ports.values() if re.search(rf"(?<!\d){p}(?!\d)", text)]
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             if proc.poll() is not None:

@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     overrides = dict(item.split("=", 1) for item in args.env)
     try:
         runtime = read_runtime(args.template, args.region, args.name, overrides)
-        listener = socket.create_server(("127.0.0.1", args.port))
+        listener = socket.socket()  # bound now, so a busy port fails first; it listens once the agent answers
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", args.port))
         with listener, running(runtime, listener, log=sys.stderr) as agent:
             port = listener.getsockname()[1]
             print(f"AgentCore runtime {runtime.name}: http://127.0.0.1:{port} (Ctrl-C stops it)", flush=True)

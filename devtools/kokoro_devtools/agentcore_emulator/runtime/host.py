@@ -19,10 +19,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Coroutine, Iterator
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+import httpx
 
 from kokoro_devtools.agentcore_emulator.runtime.bridge import splice, to_tcp, to_unix
 from kokoro_devtools.agentcore_emulator.runtime.sandbox import AGENT_PORT, INBOUND, outbound_socket
@@ -31,9 +34,10 @@ from kokoro_devtools.local_python import base_interpreter, local_python
 from kokoro_processes import children
 from kokoro_stacks.agent.bundle_build import bundle_agent
 from kokoro_stacks.project import ProjectPaths
-from speech_protocol.http.readiness import ServerGone, ServerNotReady, wait_ready
 
 REPO = Path(__file__).resolve().parents[4]
+POLL_S = 0.1
+SHORT_TMP = "/tmp"
 START_S = 120.0  # the agent imports strands, boto3 and the SDK before /ping answers: seconds on a busy machine
 HOST_PLATFORM = f"manylinux2014_{platform.machine()}"
 _LOOPBACK = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})\b")
@@ -70,36 +74,53 @@ def check_namespaces() -> None:
         )
 
 
-@contextlib.contextmanager
-def bridges(listener: socket.socket, sockets: Path, outbound: list[int]) -> Iterator[None]:
-    """``listener`` joined to the namespace's ``inbound.sock``, and each outbound socket to its port here, served
-    by an event loop of their own in a thread until the block ends."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="runtime-bridges", daemon=True)
-    thread.start()
+class Bridges:
+    """The host side of the bridges, served by an event loop of its own in a thread until :meth:`close`."""
 
-    async def start() -> list[asyncio.Server]:
-        inbound = partial(splice, to_unix(str(sockets / INBOUND)))
-        servers = [await asyncio.start_server(inbound, sock=listener)]
-        for port in outbound:
-            here = partial(splice, to_tcp("127.0.0.1", port))
-            servers.append(await asyncio.start_unix_server(here, path=str(sockets / outbound_socket(port))))
-        return servers
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="runtime-bridges", daemon=True)
+        self._thread.start()
+        self._servers: list[asyncio.Server] = []
 
-    async def stop(servers: list[asyncio.Server]) -> None:
-        for server in servers:
-            server.close()
-        for task in asyncio.all_tasks() - {asyncio.current_task()}:
-            task.cancel()
+    def _serve(self, start: Coroutine[Any, Any, asyncio.Server]) -> None:
+        self._servers.append(asyncio.run_coroutine_threadsafe(start, self._loop).result())
 
-    servers = asyncio.run_coroutine_threadsafe(start(), loop).result()
-    try:
-        yield
-    finally:
-        asyncio.run_coroutine_threadsafe(stop(servers), loop).result()
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
+    def outbound(self, sockets: Path, port: int) -> None:
+        """The namespace's ``outbound-PORT.sock`` joined to 127.0.0.1:``port`` here."""
+        here = partial(splice, to_tcp("127.0.0.1", port))
+        self._serve(asyncio.start_unix_server(here, path=str(sockets / outbound_socket(port))))
+
+    def inbound(self, listener: socket.socket, sockets: Path) -> None:
+        """``listener`` (bound, not yet listening) joined to the namespace's ``inbound.sock``, from now on."""
+        self._serve(asyncio.start_server(partial(splice, to_unix(str(sockets / INBOUND))), sock=listener))
+
+    def close(self) -> None:
+        async def stop() -> None:
+            for server in self._servers:
+                server.close()
+            for task in asyncio.all_tasks() - {asyncio.current_task()}:
+                task.cancel()
+
+        asyncio.run_coroutine_threadsafe(stop(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+def wait_ready(sockets: Path, agent: subprocess.Popen) -> None:
+    """Until the agent's ``/ping`` answers 200 through ``inbound.sock`` (the port here opens only then)."""
+    deadline = time.monotonic() + START_S
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(sockets / INBOUND)), timeout=5.0) as client:
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if client.get("http://runtime/ping").status_code == 200:
+                    return
+            if agent.poll() is not None:
+                raise RuntimeStartError(f"the entry point exited ({agent.returncode}) before /ping answered")
+            if time.monotonic() > deadline:
+                raise RuntimeStartError(f"the entry point did not answer /ping within {START_S:g} s")
+            time.sleep(POLL_S)
 
 
 def agent_environment(runtime: CodeRuntime, python: Path, home: Path) -> dict[str, str]:
@@ -115,9 +136,13 @@ def running(
     once ``/ping`` answers 200; stopped when the block ends. Its output goes to ``log``."""
     check_namespaces()
     python = base_interpreter(local_python(*runtime.python))
-    with tempfile.TemporaryDirectory(prefix="agentcore-runtime-") as scratch:
-        code, sockets, home = (Path(scratch, name) for name in ("code", "sockets", "home"))
-        for folder in (code, sockets, home):
+    with (
+        tempfile.TemporaryDirectory(prefix="agentcore-runtime-") as scratch,
+        # A socket's path must fit AF_UNIX's 108 bytes, which a deep $TMPDIR (a test's) can exceed.
+        tempfile.TemporaryDirectory(prefix="agentcore-", dir=SHORT_TMP) as socket_folder,
+    ):
+        code, sockets, home = Path(scratch, "code"), Path(socket_folder), Path(scratch, "home")
+        for folder in (code, home):
             folder.mkdir()
         print(f"==> bundling the agent for {HOST_PLATFORM} into {code}", file=sys.stderr, flush=True)
         bundle_agent(ProjectPaths(REPO), code, HOST_PLATFORM)
@@ -129,17 +154,15 @@ def running(
         command += ["--sockets", str(sockets), "--environment", str(environment), "--code", str(code)]
         command += [f"--outbound={port}" for port in outbound]
         command += ["--", str(python), *runtime.entrypoint]
-        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-        with (
-            bridges(listener, sockets, outbound),
-            children.running(
+        bridges = Bridges()
+        try:
+            for port in outbound:
+                bridges.outbound(sockets, port)
+            with children.running(
                 command, grace_s=15, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            ) as proc,
-        ):
-            try:
-                wait_ready(f"{url}/ping", timeout_s=START_S, alive=lambda: proc.poll() is None)
-            except ServerGone:
-                raise RuntimeStartError(f"the entry point exited ({proc.returncode}) before /ping answered") from None
-            except ServerNotReady:
-                raise RuntimeStartError(f"the entry point did not answer /ping within {START_S:g} s") from None
-            yield proc
+            ) as proc:
+                wait_ready(sockets, proc)
+                bridges.inbound(listener, sockets)
+                yield proc
+        finally:
+            bridges.close()

@@ -103,3 +103,20 @@ def agentcore_runtime(template: Path, *settings: str) -> Iterator[Runtime]:
             log.seek(0)
             raise RuntimeError(f"the agent's runtime did not start: {banner}{log.read()[-3000:]}")
         yield Runtime(url=banner.split()[3], pid=proc.pid)
+
+
+@contextlib.contextmanager
+def local_aws(*options: str) -> Iterator[dict[str, str]]:
+    """``python -m kokoro_devtools.local_aws`` on free ports; yields the variables of the ``export`` line it prints
+    (moto and the AgentCore emulator as every AWS endpoint, its credentials), for a CLI's environment."""
+    command = [sys.executable, "-m", "kokoro_devtools.local_aws", "--port", "0", "--agentcore-port", "0", *options]
+    with (
+        tempfile.TemporaryFile(mode="w+") as log,
+        children.running(command, grace_s=15, stdout=subprocess.PIPE, stderr=log, text=True) as proc,
+    ):
+        banner, export = proc.stdout.readline(), proc.stdout.readline()
+        if not export.startswith("export "):
+            proc.wait()
+            log.seek(0)
+            raise RuntimeError(f"the local AWS did not start: {banner}{export}{log.read()[-3000:]}")
+        yield dict(item.split("=", 1) for item in export.split()[1:])

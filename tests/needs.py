@@ -44,6 +44,7 @@ NAMES = {
     "chromium_page": "browser",
     "sagemaker_emulator": "aws_emulator",
     "agentcore_emulator": "aws_emulator",
+    "local_aws": "aws_emulator",
     "aws_cdk": "cdk",
     "load_backend": "model",
     "InferenceSession": "model",
@@ -89,6 +90,7 @@ BEHIND_A_COMMAND = {
     "images/test_images.py::*": ("server", "network"),
     # the template from python app.py (the CDK app); the runtime bundles the agent with pip from PyPI
     "devtools/test_agentcore_runtime.py::*": ("cdk",),
+    "cli/deploy/test_local_aws_deploy.py::*": ("cdk", "network"),  # the stock synth bundles the agent from PyPI
     "devtools/test_agentcore_runtime.py::test_*_bundle*": ("network",),
     "devtools/test_agentcore_runtime.py::test_the_entry_point_*": ("network",),
     "devtools/test_agentcore_runtime.py::test_an_entry_point_*": ("network",),

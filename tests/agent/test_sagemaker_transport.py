@@ -201,7 +201,7 @@ async def test_credentials_missing_is_unreachable(monkeypatch) -> None:
         await Boto3CredentialsResolver(NoCredentials()).get_identity(properties={})
 
 
-async def test_real_sdk_against_a_closed_port_is_unreachable(monkeypatch) -> None:
+async def test_real_sdk_against_a_closed_port_is_unreachable_naming_the_endpoint(monkeypatch) -> None:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     with socket.socket() as sock:
@@ -209,7 +209,7 @@ async def test_real_sdk_against_a_closed_port_is_unreachable(monkeypatch) -> Non
         port = sock.getsockname()[1]
     opener = SdkStreamOpener("us-east-1", endpoint_uri=f"https://127.0.0.1:{port}")
     connector = SageMakerConnector("kokoro-tts", "us-east-1", open_stream=opener)
-    with pytest.raises(TtsUnreachable):
+    with pytest.raises(TtsUnreachable, match="endpoint 'kokoro-tts'"):
         async with TtsSession(connector, timeout_s=5.0) as session:
             await session.synthesize("p0", "Hello.", "af_heart", 1.0)
             async for _ in session.events():

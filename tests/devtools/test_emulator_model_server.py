@@ -67,7 +67,7 @@ async def test_agent_transport_speaks_a_multi_piece_answer(opener) -> None:
 
 async def test_a_binary_piece_and_a_utf8_piece_both_speak(opener) -> None:
     duplex = await opener("kokoro-tts")
-    parts = SdkParts(duplex)
+    parts = SdkParts(duplex, "kokoro-tts")
     messages = [
         (Synthesize(text=PIECES[0], id="binary"), "BINARY"),
         (Synthesize(text=PIECES[1], id="text"), "UTF8"),

@@ -111,8 +111,9 @@ class SdkStreamOpener:
 class SdkParts:
     """A :class:`PartStream` over the SDK's duplex stream; maps its events and errors to ours."""
 
-    def __init__(self, duplex: Any):
+    def __init__(self, duplex: Any, endpoint_name: str):
         self._duplex = duplex
+        self._endpoint_name = endpoint_name  # named in the errors: which endpoint a deploy cannot reach
         self._output: Any = None
 
     async def _send(self, part: Any) -> None:
@@ -136,7 +137,7 @@ class SdkParts:
             except TtsError:
                 raise
             except Exception as err:
-                raise TtsUnreachable(f"the SageMaker stream did not open: {err}") from err
+                raise TtsUnreachable(f"the stream to endpoint {self._endpoint_name!r} did not open: {err}") from err
         return self._output
 
     async def receive(self) -> bytes | str | None:
@@ -187,4 +188,4 @@ class SageMakerConnector:
             raise
         except Exception as err:
             raise TtsUnreachable(f"cannot open a stream to endpoint {self.endpoint_name!r}: {err}") from err
-        return SdkParts(duplex)
+        return SdkParts(duplex, self.endpoint_name)

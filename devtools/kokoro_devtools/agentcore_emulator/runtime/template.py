@@ -31,8 +31,7 @@ class CodeRuntime:
 def read_runtime(
     template: Path, region: str, name: str | None = None, overrides: dict[str, str] | None = None
 ) -> CodeRuntime:
-    """The runtime called ``name`` (or the only one) in ``template``, its environment updated by ``overrides``;
-    ``{"Ref": "AWS::Region"}`` is ``region``, any other value made at deployment must be overridden."""
+    """The runtime called ``name`` (or the only one) in ``template``: :func:`code_runtime` of its properties."""
     try:
         document = json.loads(template.read_text())
     except (OSError, ValueError) as err:
@@ -50,11 +49,18 @@ def read_runtime(
         raise TemplateError(f"{template} declares several runtimes ({', '.join(names)}): name one with --name")
     if name is not None and name not in names:
         raise TemplateError(f"{template} declares no runtime {name} (it declares {', '.join(names)})")
-    properties = runtimes[names.index(name) if name is not None else 0]
+    return code_runtime(runtimes[names.index(name) if name is not None else 0], region, overrides)
+
+
+def code_runtime(properties: dict[str, Any], region: str, overrides: dict[str, str] | None = None) -> CodeRuntime:
+    """The runtime of a resource's ``Properties`` (from a template, or as CloudFormation resolved them), its
+    environment updated by ``overrides``; ``{"Ref": "AWS::Region"}`` is ``region``, any other value made at
+    deployment must be overridden."""
+    name = str(properties.get("AgentRuntimeName"))
     code = properties.get("AgentRuntimeArtifact", {}).get("CodeConfiguration")
     if not isinstance(code, dict):
         raise TemplateError(
-            f"the runtime {names[0] if name is None else name} runs a container image, not a code bundle: "
+            f"the runtime {name} runs a container image, not a code bundle: "
             "run that with python -m kokoro_devtools.images run agent"
         )
     python = _PYTHON.fullmatch(str(code.get("Runtime")))
@@ -64,16 +70,11 @@ def read_runtime(
     ):
         raise TemplateError(f"the runtime's code configuration is not a Python entry point: {json.dumps(code)[:300]}")
     overrides = overrides or {}
-    declared = properties.get("EnvironmentVariables", {})
+    declared = properties.get("EnvironmentVariables") or {}
     environment = {
         variable: _literal(variable, value, region) for variable, value in declared.items() if variable not in overrides
     }
-    return CodeRuntime(
-        str(properties.get("AgentRuntimeName")),
-        tuple(entrypoint),
-        (int(python[1]), int(python[2])),
-        environment | overrides,
-    )
+    return CodeRuntime(name, tuple(entrypoint), (int(python[1]), int(python[2])), environment | overrides)
 
 
 def _literal(variable: str, value: Any, region: str) -> str:

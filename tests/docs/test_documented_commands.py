@@ -8,19 +8,18 @@ virtual environment on PATH (the pages say `.venv/bin/...`), and its well-known 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from documented_commands import TAGS, Block, Shared, blocks, page_ports, page_run
+from repo_copy import copy_repo
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 # The folders that hold the project's packages (pyproject's [tool.setuptools.packages.find] where).
 PACKAGE_FOLDERS = ("container", "agent", "speech_protocol", "cli", "stacks", "bench", "devtools", ".")
-SHARED = (".venv", ".venv312", "node_modules", "assets")  # built by ./setup.sh, not copied
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
     "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
@@ -43,23 +42,7 @@ PAGE_BLOCKS = _page_blocks()
 @pytest.fixture(scope="module")
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The working tree as git sees it (tracked and new files), with the environments ./setup.sh built."""
-    copy = tmp_path_factory.mktemp("repo")
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\0")
-    for name in filter(None, listed):
-        source = REPO / name
-        if source.is_file() and not source.is_symlink() and name.split("/")[0] not in SHARED:
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-    for name in SHARED:
-        if (REPO / name).exists():
-            (copy / name).symlink_to((REPO / name).resolve())
-    return copy
+    return copy_repo(tmp_path_factory.mktemp("repo"))
 
 
 @pytest.fixture(scope="module")

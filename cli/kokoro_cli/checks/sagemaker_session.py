@@ -8,6 +8,10 @@ The SDK exists for Python >= 3.12 only, and the CLIs may run on 3.11: then the c
 agent's 3.12 environment that ``./setup.sh`` makes (``.venv312``), as ``python -m
 kokoro_cli.checks.sagemaker_session``, and its result comes back as JSON. Without any 3.12 the check FAILS with
 the fix: a deploy whose session path was never exercised is not reported as verified.
+
+boto3 takes another SageMaker runtime (a local one) from ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` for
+``InvokeEndpoint`` by itself; the streaming SDK reads no such variable, so the check hands it the same URL: both
+paths of the smoke test go to the same runtime.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,7 @@ from kokoro_cli.common import agent_python
 from speech_protocol.transports.sagemaker import SageMakerConnector
 
 CHECK_TIMEOUT_S = 180.0
+RUNTIME_URL_VARIABLE = "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"  # boto3's name for the sagemaker-runtime service
 
 
 async def _check_here(endpoint: str, region: str, voice: str | None, endpoint_url: str | None) -> CheckResult:
@@ -70,7 +76,9 @@ async def _check_in(python: Path, *args: Any) -> CheckResult:
 async def check_endpoint_session(
     endpoint: str, region: str, voice: str | None, endpoint_url: str | None = None
 ) -> CheckResult:
-    """The session check here when this Python has the SDK, else in the agent's 3.12 environment."""
+    """The session check here when this Python has the SDK, else in the agent's 3.12 environment; at
+    ``endpoint_url``, else where ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` says, else SageMaker's own."""
+    endpoint_url = endpoint_url or os.environ.get(RUNTIME_URL_VARIABLE) or None
     if agent_python.sdk_here():
         return await _check_here(endpoint, region, voice, endpoint_url)
     if agent_python.AGENT_PYTHON.exists():

@@ -1,10 +1,12 @@
-"""``python -m kokoro_devtools.local_aws [--port 5000] [--agentcore-port 8500] [--model-server URL] [-e NAME=VALUE]``
+"""``python -m kokoro_devtools.local_aws [--port 5000] [--agentcore-port 8500] [--model-server URL [--sagemaker-port 8443]
+[--ca-file PATH]] [-e NAME=VALUE]``
 
 Serves moto on http://localhost:PORT (every AWS API the CLIs and ``cdk`` call) and the AgentCore emulator on
 http://127.0.0.1:AGENTCORE-PORT; prints the ``export`` line that points boto3 and ``cdk`` at both, then serves until
 stopped. A code runtime that a stack creates is started from the agent's bundle and answers by its ARN; Bedrock is
 not here, so its words come from the scripted LLM. ``--model-server`` puts the SageMaker emulator in front of a
-model server and gives every runtime its address: then the runtimes speak as deployed. ``-e`` sets or replaces a
+model server and gives every runtime its address: then the runtimes speak as deployed, and ``deploy-model``'s
+smoke test reaches the container through ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` and the CA bundle ``--ca-file``. ``-e`` sets or replaces a
 variable of every runtime's.
 """
 
@@ -20,12 +22,13 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import certifi
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 
 from kokoro_devtools.agentcore_emulator.app import Settings, create_app
 from kokoro_devtools.agentcore_emulator.sigv4 import Signer
 from kokoro_devtools.env_option import setting
-from kokoro_devtools.local_aws import rollback
+from kokoro_devtools.local_aws import moto_as_aws
 from kokoro_devtools.local_aws.runtime_resource import AgentRuntimeResource
 from kokoro_devtools.local_aws.runtimes import LocalRuntimes
 from kokoro_processes import children
@@ -35,18 +38,23 @@ ACCESS_KEY = SECRET_KEY = "test"  # what callers sign with; moto takes any, the 
 
 
 @contextlib.contextmanager
-def sagemaker_endpoint(model_server: str) -> Iterator[dict[str, str]]:
-    """The SageMaker emulator in front of ``model_server``: the variables that point a runtime's speech at it."""
+def sagemaker_endpoint(model_server: str, port: int, trusted: Path | None) -> Iterator[tuple[str, Path]]:
+    """The SageMaker emulator in front of ``model_server``: its URL, and a CA bundle (at ``trusted``, or in a
+    temporary folder) that trusts it as well as the public CAs (``SSL_CERT_FILE`` replaces Python's trust store:
+    pip must still reach PyPI at synth)."""
     with tempfile.TemporaryDirectory(prefix="local-aws-") as folder:
         ca_file = Path(folder) / "ca.pem"
-        command = [sys.executable, "-m", "kokoro_devtools.sagemaker_emulator", "--port", "0"]
+        trusted = (trusted or Path(folder) / "trusted.pem").resolve()
+        trusted.parent.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "kokoro_devtools.sagemaker_emulator", "--port", str(port)]
         command += ["--container", model_server, "--ca-file", str(ca_file)]
         with children.running(command, grace_s=15, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
             assert proc.stdout is not None  # a pipe: stdout=PIPE
             banner = proc.stdout.readline()
             if "https://" not in banner:
                 raise SystemExit(f"error: the SageMaker emulator did not start: {banner}{proc.stdout.read()[-2000:]}")
-            yield {"TTS_ENDPOINT_URL": banner.split()[2], "SSL_CERT_FILE": str(ca_file)}
+            trusted.write_text(Path(certifi.where()).read_text() + ca_file.read_text())
+            yield banner.split()[2], trusted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,11 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agentcore-port", type=int, default=8500, help="the AgentCore emulator's (default 8500)")
     parser.add_argument("--region", default="us-east-1", help="the AgentCore endpoint's region (default us-east-1)")
     parser.add_argument("--model-server", default=None, metavar="URL", help="a model server for the runtimes' speech")
+    parser.add_argument("--sagemaker-port", type=int, default=8443, help="its SageMaker emulator's (default 8443)")
+    parser.add_argument("--ca-file", type=Path, default=None, help="where to write the CA bundle that trusts it")
     parser.add_argument("-e", "--env", action="append", default=[], type=setting, metavar="NAME=VALUE",
                         help="set or replace a variable of every runtime's")  # fmt: skip
     args = parser.parse_args(argv)
     children.end_children_with_parent()
     overrides = {"LLM_PROVIDER": "scripted", "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
+    exports = {"AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
     routes: dict[str, str] = {}
     emulator = create_app(Settings(routes, Signer(ACCESS_KEY, SECRET_KEY), args.region))
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every request otherwise
@@ -68,22 +79,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with contextlib.ExitStack() as stack:
             if args.model_server:
-                overrides |= stack.enter_context(sagemaker_endpoint(args.model_server))
+                url, trusted = stack.enter_context(
+                    sagemaker_endpoint(args.model_server, args.sagemaker_port, args.ca_file)
+                )
+                overrides |= {"TTS_ENDPOINT_URL": url, "SSL_CERT_FILE": str(trusted)}
+                # boto3's InvokeEndpoint and the CLIs' session check both read the runtime's URL from here
+                exports |= {"AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": url, "AWS_CA_BUNDLE": str(trusted)}
+                exports |= {"SSL_CERT_FILE": str(trusted)}
             overrides |= dict(item.split("=", 1) for item in args.env)
             runtimes = LocalRuntimes(routes, overrides, log=sys.stderr)
             AgentRuntimeResource.runtimes = runtimes
-            rollback.install()
+            moto_as_aws.install()
             stack.callback(runtimes.close)
             agentcore = stack.enter_context(agent_server_thread(emulator, port=args.agentcore_port))
             moto.start()
             stack.callback(moto.stop)
             port = moto.get_host_and_port()[1]
             print(f"Local AWS: moto on http://localhost:{port}, AgentCore on {agentcore}", flush=True)
-            print(
-                f"export AWS_ENDPOINT_URL=http://localhost:{port} AWS_ENDPOINT_URL_BEDROCK_AGENTCORE={agentcore} "
-                f"AWS_ACCESS_KEY_ID={ACCESS_KEY} AWS_SECRET_ACCESS_KEY={SECRET_KEY}",
-                flush=True,
-            )
+            exports = {
+                "AWS_ENDPOINT_URL": f"http://localhost:{port}",
+                "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": agentcore,
+            } | exports
+            print("export " + " ".join(f"{name}={value}" for name, value in exports.items()), flush=True)
             threading.Event().wait()  # until Ctrl-C or SIGTERM
     except KeyboardInterrupt:
         return 0  # a stop that was asked for (docs/decisions/110-a-requested-stop-exits-0.md)

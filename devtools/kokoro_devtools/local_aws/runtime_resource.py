@@ -23,7 +23,7 @@ from moto.utilities.utils import get_partition
 
 from kokoro_devtools.agentcore_emulator.runtime.host import RuntimeStartError
 from kokoro_devtools.agentcore_emulator.runtime.template import RUNTIME_TYPE, TemplateError, code_runtime
-from kokoro_devtools.local_aws.rollback import RuntimeCreateFailed
+from kokoro_devtools.local_aws.moto_as_aws import RuntimeCreateFailed
 from kokoro_devtools.local_aws.runtimes import LocalRuntimes
 from kokoro_devtools.local_python import NoSuchPython
 from kokoro_stacks.agent.bundle_pip import BundlingError

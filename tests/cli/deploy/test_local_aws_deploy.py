@@ -11,6 +11,7 @@ emulator, then the agent stack, whose one-shot verification is a spoken answer; 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -61,28 +62,38 @@ def caller(aws: dict[str, str]) -> dict[str, str]:
     return env_without_aws(**aws)
 
 
+def runner_env(env: dict[str, str]) -> dict[str, str]:
+    """A CI runner's shell: none of this suite's environments on PATH or on the import path."""
+    shell = {name: value for name, value in env.items() if name not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    folders = [folder for folder in env["PATH"].split(os.pathsep) if not folder.startswith(str(REPO))]
+    return shell | {"PATH": os.pathsep.join(folders)}
+
+
 def ci_job_steps() -> list[str]:
-    """The deploy steps of the example CI job (docs/deploy.md), after its set-up."""
+    """The ``run:`` steps of the example CI job (docs/deploy.md): its set-up, then its deploys."""
     page = (REPO / "docs" / "deploy.md").read_text()
     job = page[page.index("## Example CI job") :].split("```yaml", 1)[1].split("```", 1)[0]
     steps = JOB_STEP.findall(job)
-    assert steps[0] == "./setup.sh" and len(steps) == 3, steps
-    return steps[1:]
+    assert steps[0] == "./setup.sh --deploy" and len(steps) == 3, steps
+    return steps
 
 
-def test_the_ci_jobs_deploy_speaks_and_both_stacks_are_destroyed_leaving_nothing(model_server_url, tmp_path) -> None:
-    checkout = copy_repo(tmp_path / "checkout")
+def test_the_ci_job_as_written_deploys_speaks_and_both_stacks_are_destroyed(model_server_url, tmp_path) -> None:
+    """The job's steps in a fresh checkout (its own deploy-only set-up, from the package registries), with the
+    local AWS's variables where the job has its credentials."""
+    checkout = copy_repo(tmp_path / "checkout", link_environments=False)
     with local_aws("--model-server", model_server_url) as aws:
         env = caller(aws)
         cdk = [str(REPO / "node_modules" / ".bin" / "cdk"), "bootstrap", f"aws://123456789012/{REGION}"]
-        bootstrap = subprocess.run(cdk, cwd=checkout, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        bootstrap = subprocess.run(cdk, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
         assert bootstrap.returncode == 0, bootstrap.stderr[-3000:]  # the job's account is bootstrapped already
-        job_env = env | {"CI": "true", "AWS_REGION": REGION, "MODEL_IMAGE_URI": IMAGE}  # what the job's env sets
+        job_env = runner_env(env) | {"CI": "true", "AWS_REGION": REGION, "MODEL_IMAGE_URI": IMAGE}  # the job's env
         for step in ci_job_steps():
             done = subprocess.run(
                 ["bash", "-c", step], cwd=checkout, env=job_env, capture_output=True, text=True, timeout=TIMEOUT_S
             )
-            assert done.returncode == 0, f"{step}\n{done.stderr[-5000:]}"
+            assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}{done.stderr[-5000:]}"
+        assert not (checkout / "assets").exists() and not (checkout / ".venv-clients").exists()  # deploying only
         model, agent = (json.loads((checkout / name).read_text()) for name in ("model.json", "agent.json"))
         assert [check["outcome"] for check in model["smoke"]["checks"]] == ["passed", "passed"]  # via the emulator
         arn = agent["runtime_arn"]
@@ -104,8 +115,9 @@ def test_the_ci_jobs_deploy_speaks_and_both_stacks_are_destroyed_leaving_nothing
             assert_heard(
                 wav.readframes(wav.getnframes()), wav.getframerate(), DEFAULT_SCRIPTED_REPLY
             )  # no Bedrock here
-        smoke = cli(env, tmp_path / "cdk.out", "deploy-agent", "smoke")
-        assert smoke.returncode == 0 and "PASSED" in smoke.stdout + smoke.stderr, smoke.stdout + smoke.stderr
+        for given in ((), ("--runtime-arn", arn)):  # the runtime from the stack's outputs, then by its ARN
+            smoke = cli(env, tmp_path / "cdk.out", "deploy-agent", "smoke", *given)
+            assert smoke.returncode == 0 and "PASSED" in smoke.stdout + smoke.stderr, smoke.stdout + smoke.stderr
         for tool in ("deploy-agent", "deploy-model"):
             destroyed = cli(env, tmp_path / "cdk.out", tool, "--yes", "destroy")
             assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr

@@ -6,7 +6,9 @@ client pipelines). Frames are encoded with ``speech_protocol.server_events`` lik
 
 A script's own assertions are part of its test: whatever a script raises, other than the client going
 away (``ConnectionClosed``), is raised again from the ``async with`` when the server stops, so a script
-that asserts something false fails its test (tests/protocol/test_scripted_model_server.py).
+that asserts something false fails its test (tests/protocol/test_scripted_model_server.py). A script that needs
+a message from the client before it goes away waits with :meth:`Peer.expect`: the socket closing first is then
+an assertion that fails, not the end of the script.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TypeVar
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -23,6 +26,7 @@ from speech_protocol.client_messages import Synthesize, decode_client_frame
 from speech_protocol.server_events import Audio, End, Ready, ServerEvent, Start, encode_event
 
 Script = Callable[["Peer"], Awaitable[None]]
+Message = TypeVar("Message")
 PCM_CHUNK = b"\x01\x00" * 2400  # 0.1 s of audio at 24 kHz
 
 
@@ -44,6 +48,16 @@ class Peer:
             if self.received:
                 return self.received.pop(0)
             self.received.extend(decode_client_frame(await self.connection.recv()))
+
+    async def expect(self, kind: type[Message]) -> Message:
+        """The next client message, which must be a ``kind``: a client that closes the socket instead (or sends
+        another message) fails the script."""
+        try:
+            message = await self.next_message()
+        except ConnectionClosed:
+            raise AssertionError(f"the client closed the socket without sending {kind.__name__}") from None
+        assert isinstance(message, kind), f"expected {kind.__name__}, got {message!r}"
+        return message
 
     async def speak(self, message: Synthesize, chunks: int = 2) -> None:
         """What a healthy server says for one piece."""

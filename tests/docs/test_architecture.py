@@ -1,5 +1,5 @@
 """docs/architecture.md stays true: every module and folder it names exists, and every part of the
-import-linter layering appears in its picture."""
+import-linter layering appears in its picture, as many as the page says."""
 
 from __future__ import annotations
 
@@ -42,8 +42,13 @@ def test_every_named_module_exists() -> None:
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), name
 
 
-def test_the_picture_shows_every_layer() -> None:
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def test_the_picture_shows_every_layer_and_the_page_counts_them() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
     text = PAGE.read_text()
     assert [p for p in config["root_packages"] if p not in text] == []
+    counted = re.search(r"^(\w+) packages, each of its own name", text, re.M)
+    assert counted is not None and NUMBERS.index(counted[1].lower()) == len(config["root_packages"]), counted
     assert "docs/architecture.md" in (REPO / "README.md").read_text(), "the README links the page"

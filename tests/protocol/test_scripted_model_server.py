@@ -51,3 +51,21 @@ async def test_a_client_that_goes_away_is_no_failure() -> None:
     async with scripted_model_server(script) as url, connect(session_url(url)) as ws:
         await ws.recv()
         await ws.send(encode_client_message(Close()))
+
+
+async def expects_close(peer: Peer) -> None:
+    await greet(peer)
+    await peer.expect(Close)
+
+
+async def test_a_client_that_closes_the_socket_instead_of_sending_close_fails_an_expecting_script() -> None:
+    with pytest.raises(ExceptionGroup) as caught:
+        async with scripted_model_server(expects_close) as url, connect(session_url(url)) as ws:
+            await ws.recv()  # ready; then the socket closes without a Close message
+    assert caught.group_contains(AssertionError, match="closed the socket without sending Close")
+
+
+async def test_a_client_that_sends_close_satisfies_an_expecting_script() -> None:
+    async with scripted_model_server(expects_close) as url, connect(session_url(url)) as ws:
+        await ws.recv()
+        await ws.send(encode_client_message(Close()))

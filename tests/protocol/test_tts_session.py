@@ -73,7 +73,7 @@ async def test_pieces_are_sent_before_earlier_audio_arrives() -> None:
         assert isinstance(first, Synthesize) and isinstance(second, Synthesize)
         await peer.speak(first)
         await peer.speak(second)
-        assert isinstance(await peer.next_message(), Close)
+        await peer.expect(Close)
         await peer.connection.close()
 
     async with scripted_model_server(script) as url:
@@ -96,7 +96,7 @@ async def test_cancelled_pieces_end_and_the_session_speaks_on() -> None:
             await peer.send(End(cancel.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
         third = await peer.next_message()
         await peer.speak(third)
-        assert isinstance(await peer.next_message(), Close)
+        await peer.expect(Close)
         await peer.connection.close()
 
     async with scripted_model_server(script) as url:

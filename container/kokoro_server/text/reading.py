@@ -19,7 +19,7 @@ class Reading:
     """``text`` being read with ``read`` (the server's G2P processes, or a Phonemizer's ``read``) for
     ``voice`` (a name or blend the engine can speak) at ``speed``, in ``language`` (a code or letter; None:
     the voice's own). :meth:`step` is blocking: run it on a G2P thread. ``normalize=False`` gives G2P the text as written (no "$3.50" -> "three dollars fifty");
-    written forms are rewritten in English only, the other languages' G2P reads numbers itself."""
+    written forms are rewritten in every language, each by its own rules (text/normalize/, its locales/)."""
 
     def __init__(
         self,

@@ -30,14 +30,15 @@ def _run_page(
 
 def test_long_commands_run_side_by_side_and_each_gets_ctrl_c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The first command writes its file only once the second has started: run one at a time, it would wait
-    # until its Ctrl-C and never write it. Each exits 130 on Ctrl-C, as the project's programs do.
+    # until its Ctrl-C and never write it. Each exits 130 on Ctrl-C, as the project's programs do. The command
+    # after them waits for the second's file, not for a time: under load bash may start it a while later.
     body = (
         "```bash long\n"
         "trap 'exit 130' INT; until [ -e second ]; do sleep 0.05; done; touch first; sleep 600\n"
         "trap 'exit 130' INT; touch second; sleep 600\n"
         "```\n"
         "```bash\n"
-        "test -e second   # the command after the long ones runs while they do\n"
+        "until [ -e second ]; do sleep 0.05; done   # the command after the long ones runs while they do\n"
         "```\n"
     )
     assert _run_page(tmp_path, body, monkeypatch) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
@@ -20,6 +21,7 @@ from servers import SERVER_START_S, model_server_process
 from speech_protocol.client_messages import Close, Synthesize, encode_client_message
 from speech_protocol.errors import SERVER_BUSY, TtsBusy
 from speech_protocol.server_events import Audio, End, Error, Ready, StreamDecoder
+from speech_protocol.transports.part_stream import PartStream
 from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
 
@@ -111,6 +113,21 @@ async def test_past_capacity_new_sessions_are_refused_and_take_nothing_from_the_
     assert status(server_url)["renders"] == renders + limit * len(SENTENCES)
 
 
+class RetryWitness(WebSocketConnector):
+    """Counts the session's tries, and runs ``before_retry`` before the second: the slot frees between them."""
+
+    def __init__(self, url: str, before_retry: Callable[[], Awaitable[None]]):
+        super().__init__(url)
+        self.attempts = 0
+        self._before_retry = before_retry
+
+    async def connect(self) -> PartStream:
+        self.attempts += 1
+        if self.attempts == 2:
+            await self._before_retry()
+        return await super().connect()
+
+
 async def test_agent_waits_out_a_busy_server_then_reports_tts_busy(server_url: str) -> None:
     limit = capacity(server_url)
     async with contextlib.AsyncExitStack() as stack:
@@ -120,11 +137,12 @@ async def test_agent_waits_out_a_busy_server_then_reports_tts_busy(server_url: s
                 pass
         assert busy.value.code == "tts_busy" and "capacity" in busy.value.message
 
-        async def free_a_slot() -> None:
-            await asyncio.sleep(1.0)
+        async def free_a_slot() -> None:  # once the first try has been refused: then the server counts it
             await held[0].close()
+            while status(server_url)["listeners"] >= limit:
+                await asyncio.sleep(0.05)
 
-        freeing = asyncio.create_task(free_a_slot())
-        async with TtsSession(WebSocketConnector(server_url), timeout_s=20) as session:
-            assert session.ready  # admitted on a later try, once a listener left
-        await freeing
+        connector = RetryWitness(server_url, before_retry=free_a_slot)
+        async with TtsSession(connector, timeout_s=20) as session:
+            assert session.ready
+        assert connector.attempts == 2  # refused at capacity, admitted on the retry after a listener left

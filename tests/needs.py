@@ -91,6 +91,7 @@ BEHIND_A_COMMAND = {
     # the template from python app.py (the CDK app); the runtime bundles the agent with pip from PyPI
     "devtools/test_agentcore_runtime.py::*": ("cdk",),
     "cli/deploy/test_local_aws_deploy.py::*": ("cdk", "network"),  # the stock synth bundles the agent from PyPI
+    "cli/deploy/test_local_aws_failures.py::*": ("cdk", "network"),
     "devtools/test_agentcore_runtime.py::test_*_bundle*": ("network",),
     "devtools/test_agentcore_runtime.py::test_the_entry_point_*": ("network",),
     "devtools/test_agentcore_runtime.py::test_an_entry_point_*": ("network",),

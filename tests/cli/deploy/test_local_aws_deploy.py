@@ -14,52 +14,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 import wave
-from pathlib import Path
 
-import boto3
-from aws_env import env_without_aws
 from emulator import local_aws
+from local_aws_cli import IMAGE, REGION, TIMEOUT_S, caller, cli, client
 from repo_copy import REPO, copy_repo
 from speech import assert_heard
 
-from kokoro_processes.servers import free_port
 from voice_agent.settings import DEFAULT_SCRIPTED_REPLY
 
-BIN = Path(sys.executable).parent
-REGION = "us-east-1"
-IMAGE = f"123456789012.dkr.ecr.{REGION}.amazonaws.com/kokoro-tts:1"
-MODEL = ["--image-uri", IMAGE, "--engine", "onnx", "--yes", "--bootstrap"]
 JOB_STEP = re.compile(r"^\s+- run: (.+?)(?:\s+#.*)?$", re.M)
-TIMEOUT_S = 600  # a deploy with bootstrap, synth (the agent's bundle from PyPI) and a runtime's start: a minute here
-
-
-def cli(env: dict[str, str], out: Path, tool: str, *args: str) -> subprocess.CompletedProcess:
-    """``tool`` with its cloud assembly in ``out`` (by default it is the project's own cdk.out)."""
-    command = [str(BIN / tool), "--region", REGION, "--out-dir", str(out), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
-
-
-def deployed_model(env: dict[str, str], tmp_path: Path) -> str:
-    """The model stack on the local AWS (no model server behind it: no smoke test); its endpoint's name."""
-    model = cli(env, tmp_path / "model.out", "deploy-model", *MODEL, "--skip-smoke", "--json")
-    assert model.returncode == 0, model.stdout + model.stderr
-    return json.loads(model.stdout)["endpoint_name"]
-
-
-def client(env: dict[str, str], service: str):
-    return boto3.client(
-        service,
-        region_name=REGION,
-        endpoint_url=env["AWS_ENDPOINT_URL"],
-        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
-    )
-
-
-def caller(aws: dict[str, str]) -> dict[str, str]:
-    return env_without_aws(**aws)
 
 
 def runner_env(env: dict[str, str]) -> dict[str, str]:
@@ -139,25 +103,3 @@ def test_the_ci_job_as_written_deploys_speaks_and_both_stacks_are_destroyed(mode
             str(tmp_path / "gone"),
         )
         assert gone.returncode == 1 and "ResourceNotFoundException" in gone.stderr, gone.stderr
-
-
-def test_an_agent_that_cannot_reach_its_endpoint_fails_its_deploy_naming_the_endpoint(tmp_path) -> None:
-    with local_aws("--model-server", f"http://127.0.0.1:{free_port()}") as aws:  # nothing listens there
-        env = caller(aws)
-        endpoint = deployed_model(env, tmp_path)
-        agent = cli(env, tmp_path / "agent.out", "deploy-agent", "--yes")
-    assert agent.returncode == 1, agent.stdout + agent.stderr
-    assert f"endpoint '{endpoint}' did not open" in agent.stderr and "error: smoke check failed" in agent.stderr
-    assert "Traceback" not in agent.stderr
-
-
-def test_a_runtime_that_fails_to_start_is_the_failed_resource_with_its_reason(tmp_path) -> None:
-    with local_aws("-e", "TTS_TRANSPORT=carrier-pigeon") as aws:  # the agent refuses its settings at start
-        env = caller(aws)
-        deployed_model(env, tmp_path)
-        agent = cli(env, tmp_path / "agent.out", "deploy-agent", "--yes")
-        runtimes = client(env, "bedrock-agentcore-control").list_agent_runtimes()["agentRuntimes"]
-    assert agent.returncode == 1, agent.stdout + agent.stderr
-    assert "error: deploying KokoroVoiceAgent failed (stack ROLLBACK_COMPLETE)" in agent.stderr
-    assert "(AWS::BedrockAgentCore::Runtime): the runtime did not start: the entry point exited (1)" in agent.stderr
-    assert runtimes == []  # rolled back

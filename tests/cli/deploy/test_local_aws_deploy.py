@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import wave
+from pathlib import Path
 
 from emulator import local_aws
 from local_aws_cli import IMAGE, REGION, TIMEOUT_S, caller, cli, client
@@ -24,6 +25,13 @@ from speech import assert_heard
 from voice_agent.settings import DEFAULT_SCRIPTED_REPLY
 
 JOB_STEP = re.compile(r"^\s+- run: (.+?)(?:\s+#.*)?$", re.M)
+
+
+def ask(env: dict[str, str], tmp_path: Path, arn: str, out: str) -> subprocess.CompletedProcess:
+    """``deploy-agent invoke <ARN>``, its answer into ``tmp_path / out``."""
+    return cli(
+        env, tmp_path / "cdk.out", "deploy-agent", "invoke", arn, "--prompt", "Hello?", "--out", str(tmp_path / out)
+    )
 
 
 def runner_env(env: dict[str, str]) -> dict[str, str]:
@@ -63,17 +71,7 @@ def test_the_ci_job_as_written_deploys_speaks_and_both_stacks_are_destroyed(mode
         arn = agent["runtime_arn"]
         outputs = cli(env, tmp_path / "cdk.out", "deploy-agent", "--json", "outputs")
         assert json.loads(outputs.stdout)["outputs"]["RuntimeArn"] == arn
-        invoke = cli(
-            env,
-            tmp_path / "cdk.out",
-            "deploy-agent",
-            "invoke",
-            arn,
-            "--prompt",
-            "Hello?",
-            "--out",
-            str(tmp_path / "answer"),
-        )
+        invoke = ask(env, tmp_path, arn, "answer")
         assert invoke.returncode == 0, invoke.stdout + invoke.stderr
         with wave.open(str(tmp_path / "answer" / "answer.wav")) as wav:
             assert_heard(
@@ -91,15 +89,5 @@ def test_the_ci_job_as_written_deploys_speaks_and_both_stacks_are_destroyed(mode
             "KokoroVoiceAgent": "DELETE_COMPLETE",
             "KokoroTtsModel": "DELETE_COMPLETE",
         }
-        gone = cli(
-            env,
-            tmp_path / "cdk.out",
-            "deploy-agent",
-            "invoke",
-            arn,
-            "--prompt",
-            "Hello?",
-            "--out",
-            str(tmp_path / "gone"),
-        )
+        gone = ask(env, tmp_path, arn, "gone")
         assert gone.returncode == 1 and "ResourceNotFoundException" in gone.stderr, gone.stderr

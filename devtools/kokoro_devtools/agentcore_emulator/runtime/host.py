@@ -40,7 +40,8 @@ POLL_S = 0.1
 SHORT_TMP = "/tmp"
 START_S = 120.0  # the agent imports strands, boto3 and the SDK before /ping answers: seconds on a busy machine
 HOST_PLATFORM = f"manylinux2014_{platform.machine()}"
-_LOOPBACK = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})\b")
+# IPv4 only: the namespace's bridges listen on its 127.0.0.1 (a name that resolves to ::1 first falls back to it)
+_LOOPBACK = re.compile(r"(?:127\.0\.0\.1|localhost):(\d{1,5})\b")
 
 
 class RuntimeStartError(RuntimeError):

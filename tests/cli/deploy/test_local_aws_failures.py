@@ -3,6 +3,10 @@ runtime that does not start. (A file of their own: a parallel worker takes them 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import pytest
 from emulator import local_aws
 from local_aws_cli import caller, cli, client, deployed_model
 
@@ -29,3 +33,18 @@ def test_a_runtime_that_fails_to_start_is_the_failed_resource_with_its_reason(tm
     assert "error: deploying KokoroVoiceAgent failed (stack ROLLBACK_COMPLETE)" in agent.stderr
     assert "(AWS::BedrockAgentCore::Runtime): the runtime did not start: the entry point exited (1)" in agent.stderr
     assert runtimes == []  # rolled back
+
+
+@pytest.mark.parametrize(
+    ("option", "reason", "code"),
+    [
+        (["-e", "TTS_URL"], "not NAME=VALUE", 2),
+        (["-e", ""], "not NAME=VALUE", 2),
+        (["--model-server", "not a url"], "error: the SageMaker emulator did not start", 1),
+    ],
+)
+def test_the_local_aws_refuses_a_bad_setting_in_one_line(option, reason, code) -> None:
+    command = [sys.executable, "-m", "kokoro_devtools.local_aws", "--port", "0", "--agentcore-port", "0", *option]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert result.returncode == code and reason in result.stderr, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr

@@ -105,10 +105,12 @@ if [ ! -x .venv-clients/bin/python ]; then
 fi
 echo "==> installing the pinned LiveKit and pipecat clients into .venv-clients"
 .venv-clients/bin/pip install -q -r tests/frameworks/requirements.txt
-# This project's LiveKit plugin (plugins/livekit-plugins-kokoro) on the session contract from this checkout,
-# run by tests/container/test_livekit_plugin.py; the requirements above constrain what it pulls.
+# This project's LiveKit plugin (plugins/livekit-plugins-kokoro) and pipecat service
+# (plugins/pipecat-kokoro-server) on the session contract from this checkout, run by
+# tests/container/test_livekit_plugin.py and test_pipecat_plugin.py; the requirements above constrain what
+# they pull.
 .venv-clients/bin/pip install -q -c tests/frameworks/requirements.txt -e "./speech_protocol[websocket]" \
-  -e ./plugins/livekit-plugins-kokoro
+  -e ./plugins/livekit-plugins-kokoro -e ./plugins/pipecat-kokoro-server
 # Debian packages the suite needs; it fails, never skips, without them, so set-up installs them with apt-get
 # (as root, or with sudo) or stops here saying how. Chromium: the conversation page's browser test drives it over
 # the DevTools protocol. buildah and debootstrap: the images are built and run here without a Docker engine

@@ -11,6 +11,7 @@ as "£5.99" or "£5 and 99 pence"; the normalizer maps spellings like these to o
 * ``assert_heard(pcm, rate, meant)``: the audio says ``meant``, and its first half alone does not
 * ``misread(text)``: ``text`` with its numbers changed, a wrong reading for negative controls
 * ``split_heard(parts, heard)``: one transcript of several utterances, attributed back to each
+* ``heard_from_cuts(pcm, rate, spans)``: what the recognizer hears in the audio's cuts at ``spans`` alone
 """
 
 from __future__ import annotations
@@ -133,3 +134,17 @@ def split_heard(parts: Sequence[str], heard: str) -> list[list[str]]:
                 position = min(chunk.ref_start_idx + offset, chunk.ref_end_idx - 1)
             split[owner[position]].append(word)
     return split
+
+
+def heard_from_cuts(pcm16: bytes, sample_rate: int, spans: Sequence[tuple[float, float]], shift_s: float = 0.0) -> str:
+    """What the recognizer hears when only the audio inside ``spans`` (seconds, moved by ``shift_s``) is
+    kept, each cut laid after the last with a quarter second of silence between: a word's time that is
+    wrong loses part of its word or brings a fragment of a neighbour along, and either is heard as a wrong
+    word. The check of word timing by cut and transcribe."""
+    audio = np.frombuffer(pcm16, dtype="<i2")
+    gap = np.zeros(sample_rate // 4, dtype=np.int16)
+    parts = [gap]
+    for start_s, end_s in spans:
+        a, b = (max(0, round((t + shift_s) * sample_rate)) for t in (start_s, end_s))
+        parts += [audio[a:b], gap]
+    return transcribe(np.concatenate(parts).astype("<i2").tobytes(), sample_rate)

@@ -31,6 +31,7 @@ from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.g2p_pool import G2PPool, default_workers
 from kokoro_server.text.reading import Reading
 from kokoro_server.whole_text import warm_up
+from speech_protocol.errors import NOT_READY
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pace import PaceMeter, SpeechModel, Timing
 
@@ -40,7 +41,7 @@ log = logging.getLogger("kokoro_server")
 class NotReady(Refusal):
     """The model is still loading (or failed to load)."""
 
-    status, code = 503, "not_ready"
+    status, code = 503, NOT_READY
 
 
 class SpeechRuntime:

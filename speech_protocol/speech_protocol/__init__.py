@@ -11,6 +11,8 @@ The wire, by direction:
 The client, and what both sides share:
 
 * :mod:`speech_protocol.tts_session`: the client session (send pieces, receive audio in order);
+* :mod:`speech_protocol.shared_session`: one client session shared by a framework plugin's turns, each
+  routed by its pieces' ids and cancelled on its own;
 * :mod:`speech_protocol.transports`: how a client reaches a server (WebSocket, SageMaker), behind one seam;
 * :mod:`speech_protocol.pace`: how fast a server speaks, the one model server, agent and benchmark share;
 * :mod:`speech_protocol.pieces`: an LLM's streamed text cut into speakable pieces (the segmenter);
@@ -32,6 +34,7 @@ __all__ = [
     "pace",
     "pieces",
     "server_events",
+    "shared_session",
     "transports",
     "tts_session",
     "voices",

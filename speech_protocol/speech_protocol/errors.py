@@ -9,6 +9,7 @@ own error event.
 from __future__ import annotations
 
 SERVER_BUSY = "server_busy"  # error code: at capacity, retry later (the one error that ends a session)
+NOT_READY = "not_ready"  # error code: the model is still loading (a client may retry)
 
 
 class ProtocolError(ValueError):

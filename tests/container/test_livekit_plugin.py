@@ -4,23 +4,8 @@ closed mid-answer leaves the same TTS able to speak the next turn (tests/framewo
 
 from __future__ import annotations
 
-import json
-import subprocess
-from urllib.parse import urlsplit
-
-from servers import SERVER_START_S, model_server_child
+from framework_clients import ABORTED, ANSWER, MAX_WER, NEXT, run_client, run_client_across_restart
 from speech import transcribe, wer, words
-from test_openai_frameworks import CLIENTS, MAX_WER, SCRIPTS, run_client
-
-ANSWER = "Sure! The museum opens at nine every morning, and tickets are sold at the door."
-# Ten sentences, so ten pieces at least (a sentence end is always a cut): spoken on, they would all be rendered
-# before the next turn's piece on the server's one worker.
-ABORTED = (
-    "Let me tell you about the old harbour. It began as a fishing village. Then traders came. The railway "
-    "followed. Warehouses rose. The city grew around it. Ships got bigger. The docks moved away. The quays "
-    "fell quiet. Now it is a park."
-)
-NEXT = "The next bus leaves at noon."
 
 
 def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
@@ -49,27 +34,7 @@ def test_livekit_plugin_speaks_again_after_the_model_server_restarts(tmp_path):
     """The server dies between two turns and comes back on the same address: the same TTS opens a new session
     and the next turn is heard. An idle session reads nothing, so the dead one is found by the next turn's first
     message: reported once, as the connection error LiveKit retries, and the retry speaks on a new session."""
-    with model_server_child("onnx", timeout_s=SERVER_START_S) as (url, proc):
-        client = subprocess.Popen(
-            [str(CLIENTS), str(SCRIPTS / "livekit_restart.py"), url, NEXT, str(tmp_path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert client.stdout is not None and client.stdin is not None
-            assert client.stdout.readline().strip() == "spoken"
-            proc.kill()
-            proc.wait(timeout=60)
-            with model_server_child("onnx", timeout_s=SERVER_START_S, port=urlsplit(url).port):
-                client.stdin.write("go\n")
-                client.stdin.flush()
-                out, _ = client.communicate(timeout=600)
-        finally:
-            if client.poll() is None:
-                client.kill()
-    assert client.returncode == 0
-    report = json.loads(out.strip().splitlines()[-1])
+    report = run_client_across_restart("livekit_restart.py", NEXT, tmp_path)
     assert report["errors"] == ["APIConnectionError"]  # once, and retried: no other error, no second one
     for name in ("before.pcm", "after.pcm"):
         heard = transcribe((tmp_path / name).read_bytes(), 24_000)

@@ -4,33 +4,11 @@ hands its pipeline is heard by the recognizer."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
-
 import pytest
+from framework_clients import MAX_WER, run_client
 from speech import transcribe, wer
 
-REPO = Path(__file__).resolve().parents[2]
-CLIENTS = REPO / ".venv-clients" / "bin" / "python"
-SCRIPTS = REPO / "tests" / "frameworks"
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door."
-MAX_WER = 0.15
-
-
-@pytest.fixture(autouse=True)
-def _clients_installed() -> None:
-    """Set-up installs the clients, so their absence is a failure with its fix, never a skip."""
-    if not CLIENTS.exists():
-        pytest.fail(".venv-clients is missing: run ./setup.sh (it installs tests/frameworks/requirements.txt)")
-
-
-def run_client(script: str, *args: str) -> dict:
-    done = subprocess.run(
-        [str(CLIENTS), str(SCRIPTS / script), *args], capture_output=True, text=True, timeout=600, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("fmt", ["wav", "mp3", "pcm"])

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from livekit.agents import APIConnectionError, APIError, APIStatusError, APITimeoutError
 
-from speech_protocol.errors import TtsBusy, TtsError, TtsServerError, TtsSessionClosed, TtsTimeout, TtsUnreachable
-
-NOT_READY = "not_ready"  # the server's code for a session opened while its model loads
+from speech_protocol.errors import (
+    NOT_READY,
+    TtsBusy,
+    TtsError,
+    TtsServerError,
+    TtsSessionClosed,
+    TtsTimeout,
+    TtsUnreachable,
+)
 
 
 def api_error(err: TtsError) -> APIError:

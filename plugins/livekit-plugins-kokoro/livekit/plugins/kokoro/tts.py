@@ -17,13 +17,15 @@ from dataclasses import dataclass, replace
 from livekit.agents import DEFAULT_API_CONNECT_OPTIONS, APIConnectOptions, tts, utils
 from livekit.agents.types import TimedString
 
+from speech_protocol.errors import TtsError
 from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
 from speech_protocol.pieces.segmenter import Segmenter
 from speech_protocol.server_events import Audio, End, Start, Words, WordSpan
+from speech_protocol.shared_session import Route, SharedSession
 from speech_protocol.transports.websocket import WebSocketConnector
 from speech_protocol.voices import DEFAULT_VOICE
 
-from .session import Route, SharedSession
+from .errors import api_error
 
 # How long the session waits for the server's next part while audio is owed (a piece is seconds of audio).
 TIMEOUT_S = 60.0
@@ -95,6 +97,12 @@ class SynthesizeStream(tts.SynthesizeStream):
         self._kokoro = tts
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
+        try:
+            await self._speak(output_emitter)
+        except TtsError as err:  # as LiveKit's own error types, so that its retry and error events work
+            raise api_error(err) from err
+
+    async def _speak(self, output_emitter: tts.AudioEmitter) -> None:
         request_id = utils.shortuuid()
         opts = self._kokoro._opts
         output_emitter.initialize(

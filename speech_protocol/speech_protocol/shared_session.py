@@ -1,14 +1,15 @@
-"""One speech session shared by every stream of a TTS: opened once, routed by piece id, cancelled per stream.
+"""One speech session shared by every turn of a framework's TTS: opened once, routed by piece id, cancelled per turn.
 
-LiveKit makes a :class:`~livekit.agents.tts.SynthesizeStream` per turn. Opening a session per turn would
-put a connection and the server's Ready in front of every first audio, so the TTS keeps one
-:class:`~speech_protocol.tts_session.TtsSession` open (the protocol allows any number of utterances on
-it) and each stream takes a :class:`Route`: its own piece-id prefix and the queue its events arrive on.
-One reader task drains the session and hands each event to the route its id names; events of a route
-that has gone (the stream was aborted and its pieces cancelled) are dropped.
+A voice-agent framework (LiveKit's ``SynthesizeStream``, pipecat's audio context) starts a stream per turn.
+Opening a session per turn would put a connection and the server's Ready in front of every first audio, so
+the framework plugin keeps one :class:`~speech_protocol.tts_session.TtsSession` open (the protocol allows
+any number of utterances on it) and each turn takes a :class:`Route`: its own piece-id prefix and the queue
+its events arrive on. One reader task drains the session and hands each event to the route its id names;
+events of a route that has gone (the turn was interrupted and its pieces cancelled) are dropped.
 
-A session failure ends every open route with that error and drops the session; the next stream opens a
-new one.
+A session failure ends every open route with that :class:`~speech_protocol.errors.TtsError` and drops the
+session; the next turn opens a new one. Failures stay :class:`TtsError` s here: each plugin turns them into
+its framework's own error types.
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 
-from speech_protocol.errors import TtsError
-from speech_protocol.transports.part_stream import Connector
-from speech_protocol.tts_session import SessionEvent, TtsSession
+from .errors import TtsError
+from .transports.part_stream import Connector
+from .tts_session import SessionEvent, TtsSession
 
-from .errors import api_error
-from .log import logger
+logger = logging.getLogger(__name__)
 
 
 class Route:
-    """One stream's share of the session: the ids it sent, and the queue of their events (or the error)."""
+    """One turn's share of the session: the ids it sent, and the queue of their events (or the error)."""
 
     def __init__(self, owner: SharedSession, prefix: str) -> None:
         self._owner = owner
@@ -45,7 +46,7 @@ class Route:
 
 
 class SharedSession:
-    """The TTS's session: :meth:`join` opens it on first use (or after a failure) and gives a route."""
+    """The plugin's session: :meth:`join` opens it on first use (or after a failure) and gives a route."""
 
     def __init__(self, connector: Connector, *, timeout_s: float) -> None:
         self._connector = connector
@@ -66,10 +67,7 @@ class SharedSession:
         async with self._lock:
             if self._session is None:
                 session = TtsSession(self._connector, timeout_s=self._timeout_s)
-                try:
-                    await session.__aenter__()
-                except TtsError as err:
-                    raise api_error(err) from err
+                await session.__aenter__()
                 self._session = session
                 self._reader = asyncio.create_task(self._read(session), name="kokoro.session_reader")
             return self._session
@@ -89,10 +87,10 @@ class SharedSession:
             await session.synthesize(piece_id, text, voice, speed)
         except TtsError as err:
             await self._drop(session, err)
-            raise api_error(err) from err
+            raise
 
     async def cancel(self, piece_ids: set[str]) -> None:
-        """Drop these pieces on the server (queued or speaking); the session stays open for other streams.
+        """Drop these pieces on the server (queued or speaking); the session stays open for other turns.
         Best effort: a server too busy to take the cancel gets the session closed instead."""
         session = self._session
         if session is None or not piece_ids:
@@ -100,7 +98,7 @@ class SharedSession:
         try:
             await session.cancel(piece_ids)
         except TtsError as err:
-            logger.warning("kokoro: cancel not sent (%s); the session is reopened on next use", err)
+            logger.warning("cancel not sent (%s); the session is reopened on next use", err)
             await self._drop(session, err)
 
     async def _read(self, session: TtsSession) -> None:
@@ -117,9 +115,8 @@ class SharedSession:
         if session is not self._session:
             return
         self._session = None
-        failure = api_error(err) if isinstance(err, TtsError) else err
         for route in self._routes.values():
-            route.events.put_nowait(failure)
+            route.events.put_nowait(err)
         reader, self._reader = self._reader, None
         if reader is not None and reader is not asyncio.current_task():
             reader.cancel()

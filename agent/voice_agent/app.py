@@ -23,6 +23,7 @@ from speech_protocol.http.browser_access import BrowserGuard
 from speech_protocol.pieces.segmenter import Segmenter
 from speech_protocol.transports.part_stream import Connector
 from speech_protocol.tts_session import TtsSession
+from speech_protocol.turn import PieceSegmenter
 
 from .agent_pool import AgentPool
 from .body_limit import BodyLimit, JsonBody
@@ -31,7 +32,7 @@ from .conversation.messages import Prompt
 from .events import error_event, to_wire
 from .hangup import HangupSignal, hangup_flag, until_hangup
 from .llm import build_agent, text_deltas
-from .pipeline import PieceSegmenter, VoiceChoice, speak_answer
+from .pipeline import VoiceChoice, speak_answer
 from .request import BadRequest, parse_invocation
 from .settings import AgentSettings
 from .tts_client import connector_for

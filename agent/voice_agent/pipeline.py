@@ -5,12 +5,11 @@ the speech session (while the LLM is still thinking), sends each piece the momen
 starts the *listener*, which turns the server's audio into events as it arrives. Nothing waits for
 the LLM to finish or for one piece's audio before the next piece is sent (005-latency-and-first-piece.md).
 
-The segmenter is sized for the server it speaks through: once the session's Ready has arrived (it
-normally does while the LLM is still thinking), its advertised real-time factor re-sizes the segmenter's
-clause cuts (:meth:`speech_protocol.pieces.segmenter.Segmenter.adapt_to`) before the next delta is cut, and so does
-every later change of pace the server reports (on an ``end``): the cuts follow the server's running pace
-(docs/decisions/121-first-piece-from-the-running-pace.md). Until Ready, or if the server advertises no
-pace, the segmenter's own policy stands.
+The cutting and the timeline are the ones every client of the session shares (:mod:`speech_protocol.turn`):
+once the session's Ready has arrived (it normally does while the LLM is still thinking), the server's
+running pace re-sizes the segmenter's clause cuts before the next delta is cut, and so does every later
+change of pace it reports (docs/decisions/121-first-piece-from-the-running-pace.md); each piece's words are
+timed on the answer's audio.
 
 The first failure ends the answer with one typed error event; cancelling the consumer (the caller
 went away) cancels all three, which closes the LLM stream and the speech session.
@@ -22,11 +21,11 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Protocol
 
-from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
-from speech_protocol.server_events import Audio, End, Start, Words
+from speech_protocol.framing import SAMPLE_RATE
+from speech_protocol.server_events import Audio, End, Words
 from speech_protocol.tts_session import TtsSession
+from speech_protocol.turn import PieceSegmenter, TurnAudio, TurnText
 
 from .events import (
     AgentEvent,
@@ -39,16 +38,6 @@ from .events import (
     error_event,
     word_spans,
 )
-
-
-class PieceSegmenter(Protocol):
-    """The segmenter interface (008-three-interfaces.md): :class:`speech_protocol.pieces.segmenter.Segmenter`, one per answer."""
-
-    def feed(self, delta: str) -> list[str]: ...
-
-    def flush(self) -> list[str]: ...
-
-    def adapt_to(self, rtf: float | None, piece_overhead_s: float | None = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -98,19 +87,15 @@ async def speak_answer(
         return round(clock() - answer.started, 4)
 
     async def write() -> None:
-        sized_for: tuple[float | None, float | None] | None = None  # the pace the segmenter was sized for
+        text = TurnText(segmenter, lambda: tts_session.pace if adapt_to_server else None)
         try:
             async for delta in deltas:
-                pace = (tts_session.rtf, tts_session.piece_overhead_s)
-                if adapt_to_server and tts_session.ready and pace != sized_for:
-                    segmenter.adapt_to(*pace)
-                    sized_for = pace
                 answer.text += delta
                 queue.put_nowait(TextDelta(delta))
-                for piece in segmenter.feed(delta):
+                for piece in text.feed(delta):
                     pieces.put_nowait(piece)
             answer.llm_s = elapsed()
-            for piece in segmenter.flush():
+            for piece in text.flush():
                 pieces.put_nowait(piece)
         finally:
             pieces.put_nowait(None)
@@ -118,22 +103,19 @@ async def speak_answer(
 
     async def listen() -> None:
         first_audio: dict[str, float] = {}
-        piece_start_s: dict[str, float] = {}
+        audio = TurnAudio(tts_session.sample_rate or SAMPLE_RATE)
         async for event in tts_session.events():
-            rate = tts_session.sample_rate or SAMPLE_RATE
-            if isinstance(event, Start):
-                piece_start_s[event.id] = answer.audio_samples / rate
-            elif isinstance(event, Words):
+            offset_s = audio.place(event)
+            answer.audio_samples = audio.samples
+            if isinstance(event, Words):
                 if with_words:
-                    offset_s = piece_start_s.get(event.id, answer.audio_samples / rate)
                     queue.put_nowait(SpokenWords(event.id, word_spans(event.words, offset_s)))
             elif isinstance(event, Audio):
                 now = elapsed()
                 first_audio.setdefault(event.id, now)
                 if answer.first_audio_s is None:
                     answer.first_audio_s = now
-                answer.audio_samples += len(event.pcm) // SAMPLE_WIDTH
-                queue.put_nowait(AudioChunk(id=event.id, seq=event.seq, pcm=event.pcm, sample_rate=rate))
+                queue.put_nowait(AudioChunk(id=event.id, seq=event.seq, pcm=event.pcm, sample_rate=audio.sample_rate))
             elif isinstance(event, End):
                 queue.put_nowait(
                     PieceDone(event.id, first_audio.get(event.id), elapsed(), event.audio_s, event.synth_s)

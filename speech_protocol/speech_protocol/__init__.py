@@ -11,6 +11,8 @@ The wire, by direction:
 The client, and what both sides share:
 
 * :mod:`speech_protocol.tts_session`: the client session (send pieces, receive audio in order);
+* :mod:`speech_protocol.turn`: one turn of streamed speech, as every client speaks it (text cut by the
+  server's running pace, audio and words placed on the turn's timeline);
 * :mod:`speech_protocol.shared_session`: one client session shared by a framework plugin's turns, each
   routed by its pieces' ids and cancelled on its own;
 * :mod:`speech_protocol.transports`: how a client reaches a server (WebSocket, SageMaker), behind one seam;
@@ -37,5 +39,6 @@ __all__ = [
     "shared_session",
     "transports",
     "tts_session",
+    "turn",
     "voices",
 ]

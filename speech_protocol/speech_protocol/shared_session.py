@@ -57,11 +57,9 @@ class SharedSession:
         self._routes: dict[str, Route] = {}
 
     @property
-    def pace(self) -> tuple[float | None, float | None]:
-        """The server's real-time factor and cost per piece (for the segmenter), once it is open."""
-        if self._session is None:
-            return None, None
-        return self._session.rtf, self._session.piece_overhead_s
+    def pace(self) -> tuple[float | None, float | None] | None:
+        """The server's running pace, for the turns' segmenters; ``None`` until the session is open."""
+        return None if self._session is None else self._session.pace
 
     async def open(self) -> TtsSession:
         async with self._lock:

@@ -81,6 +81,12 @@ class TtsSession:
         """The server's Ready has arrived (``sample_rate`` and ``rtf`` are known from here on)."""
         return self._ready
 
+    @property
+    def pace(self) -> tuple[float | None, float | None] | None:
+        """The server's running pace (``rtf``, ``piece_overhead_s``) once its Ready has come, else ``None``:
+        what :class:`speech_protocol.turn.TurnText` sizes a turn's pieces by."""
+        return (self.rtf, self.piece_overhead_s) if self._ready else None
+
     async def __aenter__(self) -> TtsSession:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._timeout_s

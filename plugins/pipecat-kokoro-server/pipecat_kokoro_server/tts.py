@@ -1,9 +1,9 @@
 """pipecat's streaming TTS for the Kokoro model server: the LLM's tokens, cut as they arrive, spoken on one session.
 
 pipecat hands a token-streaming service every LLM token of a turn under one context id (one audio context
-per turn) and says when the turn's text has ended (``flush_audio``). Each token goes to the project's
-segmenter (:class:`speech_protocol.pieces.segmenter.Segmenter`, sized by the server's advertised pace, so
-the first piece may end at a clause), and each piece is sent the moment it is complete on one long-lived
+per turn) and says when the turn's text has ended (``flush_audio``). The turn is spoken as every client of
+the session speaks one (:mod:`speech_protocol.turn`): each token goes to the project's segmenter, sized by
+the server's running pace (so the first piece may end at a clause), and each piece is sent the moment it is complete on one long-lived
 session shared by every turn (:class:`speech_protocol.shared_session.SharedSession`); the server renders
 the next piece while the previous one plays. Audio goes into the turn's audio context as it arrives, and
 each piece's ``words`` event becomes pipecat word timestamps, timed from the start of the turn's audio. An
@@ -24,12 +24,13 @@ from pipecat.services.settings import NOT_GIVEN, NotGiven, TTSSettings
 from pipecat.services.tts_service import TextAggregationMode, TTSService
 
 from speech_protocol.errors import TtsError, TtsSessionClosed, TtsUnreachable
-from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pieces.segmenter import Segmenter
-from speech_protocol.server_events import Audio, End, Start, Words
+from speech_protocol.server_events import Audio, End, Words
 from speech_protocol.shared_session import Route, SharedSession
 from speech_protocol.transports.part_stream import Connector
 from speech_protocol.transports.websocket import WebSocketConnector
+from speech_protocol.turn import TurnAudio, TurnText
 from speech_protocol.voices import DEFAULT_VOICE
 
 from .errors import category, message
@@ -38,7 +39,6 @@ logger = logging.getLogger(__name__)
 
 # How long the session waits for the server's next part while audio is owed (a piece is seconds of audio).
 TIMEOUT_S = 60.0
-_BYTES_PER_S = SAMPLE_RATE * SAMPLE_WIDTH  # mono
 # Sessions a turn may use before its first audio: the one it found, and one new one if that had died.
 RESEND_ATTEMPTS = 2
 _LOST = (TtsUnreachable, TtsSessionClosed)  # the session is gone, not the request refused
@@ -53,16 +53,17 @@ class KokoroServerTTSSettings(TTSSettings):
 
 
 class _Turn:
-    """One audio context: its segmenter, its route on the session, and whether its text has all come.
+    """One audio context: its text, its route on the session, its audio, and whether its text has all come.
 
     Until its first audio arrives the turn keeps what it sent (``unheard``): a session that turns out to be
     dead (the server restarted since the last turn) is then replaced once and the pieces sent again, with
     nothing heard twice."""
 
-    def __init__(self, context_id: str, route: Route, segmenter: Segmenter) -> None:
+    def __init__(self, context_id: str, route: Route, text: TurnText) -> None:
         self.context_id = context_id
         self.route = route
-        self.segmenter = segmenter
+        self.text = text
+        self.audio = TurnAudio()
         self.input_done = False
         self.reader: asyncio.Task[None] | None = None
         self.unheard: list[tuple[str, str, float]] | None = []  # (text, voice, speed); None once heard
@@ -144,7 +145,7 @@ class KokoroServerTTSService(TTSService):
             return
         try:
             turn = self._turns.get(context_id) or await self._begin(context_id)
-            await self._send(turn, turn.segmenter.feed(text))
+            await self._send(turn, turn.text.feed(text))
         except TtsError as err:
             await self._fail(context_id, err)
         yield None
@@ -159,7 +160,7 @@ class KokoroServerTTSService(TTSService):
         if turn is None or turn.input_done:
             return
         try:
-            await self._send(turn, turn.segmenter.flush())
+            await self._send(turn, turn.text.flush())
         except TtsError as err:
             await self._fail(context_id, err)
             return
@@ -178,9 +179,8 @@ class KokoroServerTTSService(TTSService):
 
     async def _begin(self, context_id: str) -> _Turn:
         route = await self._session.join(context_id)
-        segmenter = Segmenter()
-        segmenter.adapt_to(*self._session.pace)
-        turn = _Turn(context_id, route, segmenter)
+        session = self._session
+        turn = _Turn(context_id, route, TurnText(Segmenter(), lambda: session.pace))
         self._turns[context_id] = turn
         turn.reader = self.create_task(self._read(turn), name=f"kokoro.read.{context_id}")
         return turn
@@ -210,8 +210,6 @@ class KokoroServerTTSService(TTSService):
     async def _read(self, turn: _Turn) -> None:
         """The turn's audio and words into its audio context, until its last piece ends."""
         context_id = turn.context_id
-        pushed_bytes = 0
-        piece_start_s: dict[str, float] = {}
         while True:
             event = await turn.route.events.get()
             if isinstance(event, _LOST) and turn.may_resend:
@@ -227,17 +225,16 @@ class KokoroServerTTSService(TTSService):
                 await self._fail(context_id, event if isinstance(event, TtsError) else TtsError(str(event)))
                 return
             turn.unheard = None  # the server has answered on this session: no piece of it is sent twice
-            if isinstance(event, Start):
-                piece_start_s[event.id] = pushed_bytes / _BYTES_PER_S
-            elif isinstance(event, Audio):
+            offset_s = turn.audio.place(event)
+            if isinstance(event, Audio):
                 frame = TTSAudioRawFrame(
                     audio=event.pcm, sample_rate=SAMPLE_RATE, num_channels=1, context_id=context_id
                 )
                 await self.append_to_audio_context(context_id, frame)
-                pushed_bytes += len(event.pcm)
             elif isinstance(event, Words):
-                offset = piece_start_s.get(event.id, 0.0)
-                await self.add_word_timestamps([(word.text, offset + word.start_s) for word in event.words], context_id)
+                await self.add_word_timestamps(
+                    [(word.text, offset_s + word.start_s) for word in event.words], context_id
+                )
             elif isinstance(event, End):
                 turn.route.unfinished.discard(event.id)
                 if turn.input_done and not turn.route.unfinished:

@@ -1,8 +1,8 @@
 """LiveKit's streaming TTS for the Kokoro model server: the LLM's text, cut as it arrives, spoken on one session.
 
-A :class:`SynthesizeStream` feeds every pushed token to the project's segmenter
-(:class:`speech_protocol.pieces.segmenter.Segmenter`, sized by the server's advertised pace, so the first
-piece may end at a clause) and sends each piece the moment it is complete; the server synthesises the next
+A :class:`SynthesizeStream` speaks one turn as every client of the session does (:mod:`speech_protocol.turn`):
+every pushed token goes to the project's segmenter, sized by the server's running pace (so the first piece
+may end at a clause), and each piece is sent the moment it is complete; the server synthesises the next
 piece while the previous one plays. Audio goes out as it arrives, and each piece's ``words`` event becomes
 LiveKit ``TimedString`` s, timed from the start of the stream's audio. Closing a stream before its audio
 has all arrived (an interruption) cancels its pieces on the server, which stops their synthesis at once;
@@ -18,18 +18,18 @@ from livekit.agents import DEFAULT_API_CONNECT_OPTIONS, APIConnectOptions, tts, 
 from livekit.agents.types import TimedString
 
 from speech_protocol.errors import TtsError
-from speech_protocol.framing import SAMPLE_RATE, SAMPLE_WIDTH
+from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pieces.segmenter import Segmenter
-from speech_protocol.server_events import Audio, End, Start, Words, WordSpan
+from speech_protocol.server_events import Audio, End, Words, WordSpan
 from speech_protocol.shared_session import Route, SharedSession
 from speech_protocol.transports.websocket import WebSocketConnector
+from speech_protocol.turn import TurnAudio, TurnText
 from speech_protocol.voices import DEFAULT_VOICE
 
 from .errors import api_error
 
 # How long the session waits for the server's next part while audio is owed (a piece is seconds of audio).
 TIMEOUT_S = 60.0
-_BYTES_PER_S = SAMPLE_RATE * SAMPLE_WIDTH  # mono
 
 
 @dataclass(frozen=True)
@@ -123,23 +123,22 @@ class SynthesizeStream(tts.SynthesizeStream):
                 await asyncio.shield(self._kokoro._session.cancel(set(route.unfinished)))
 
     async def _send(self, route: Route, opts: _Options) -> None:
-        segmenter = Segmenter()
-        segmenter.adapt_to(*self._kokoro._session.pace)
+        session = self._kokoro._session
+        text = TurnText(Segmenter(), lambda: session.pace)
         async for item in self._input_ch:
             if isinstance(item, self._FlushSentinel):
-                pieces = segmenter.flush()
+                pieces = text.flush()
             else:
                 self._mark_started()
-                pieces = segmenter.feed(item)
+                pieces = text.feed(item)
             for piece in pieces:
                 await route.send(piece, voice=opts.voice, speed=opts.speed)
-        for piece in segmenter.flush():
+        for piece in text.flush():
             await route.send(piece, voice=opts.voice, speed=opts.speed)
 
     async def _receive(self, route: Route, sender: asyncio.Task[None], emitter: tts.AudioEmitter) -> None:
         """Push audio and timed words until every piece sent has ended and no more will be sent."""
-        pushed_bytes = 0
-        piece_start_s: dict[str, float] = {}
+        audio = TurnAudio()
         waiter: asyncio.Future[object] | None = None
         try:
             while not (sender.done() and not route.unfinished):
@@ -153,14 +152,11 @@ class SynthesizeStream(tts.SynthesizeStream):
                 event, waiter = waiter.result(), None
                 if isinstance(event, BaseException):
                     raise event
-                if isinstance(event, Start):
-                    piece_start_s[event.id] = pushed_bytes / _BYTES_PER_S
-                elif isinstance(event, Audio):
+                offset_s = audio.place(event)
+                if isinstance(event, Audio):
                     emitter.push(event.pcm)
-                    pushed_bytes += len(event.pcm)
                 elif isinstance(event, Words):
-                    offset = piece_start_s.get(event.id, 0.0)
-                    emitter.push_timed_transcript([_timed(word, offset) for word in event.words])
+                    emitter.push_timed_transcript([_timed(word, offset_s) for word in event.words])
                 elif isinstance(event, End):
                     route.unfinished.discard(event.id)
         finally:

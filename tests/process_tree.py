@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from kokoro_devtools.suite_costs.measure import descendants  # the suite's cost map reads the same tree
+from kokoro_processes.tree import descendants  # the suite's cost map reads the same tree
 
 IDLE_WINDOW_S = 2.0
 # CPU seconds a tree may use in IDLE_WINDOW_S and still be idle: a render or a G2P call keeps a core busy

@@ -8,7 +8,7 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
 ``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``, ``pieces`` and
-``batching`` (what one part costs), ``frameworks`` (first audio inside LiveKit Agents), ``images`` (building and
+``batching`` (what one part costs), ``frameworks`` (first and last audio inside LiveKit Agents and pipecat), ``images`` (building and
 starting the two images); each takes ``--help``.
 """
 

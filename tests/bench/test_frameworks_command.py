@@ -1,5 +1,6 @@
-"""``kokoro_bench frameworks``: first audio inside LiveKit Agents, the plugin against the OpenAI route, on
-the real server (LiveKit itself runs in .venv-clients)."""
+"""``kokoro_bench frameworks``: first and last audio and the server's CPU inside LiveKit Agents and pipecat, each
+plugin against the framework's OpenAI TTS on the OpenAI route, on the real server (the frameworks run in
+.venv-clients)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 
-def test_it_times_the_plugin_against_the_openai_route_in_livekit(tmp_path: Path, model_server_url: str) -> None:
+def test_it_times_each_plugin_against_the_openai_route_in_its_framework(tmp_path: Path, model_server_url: str) -> None:
     out = tmp_path / "frameworks.json"
     done = subprocess.run(
         [sys.executable, "-m", "kokoro_bench", "frameworks", "--repeats", "1", "--server-url", model_server_url]
@@ -22,7 +23,11 @@ def test_it_times_the_plugin_against_the_openai_route_in_livekit(tmp_path: Path,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
-    for name in ("plugin", "openai_route"):
-        row = figures["livekit"][name]
-        assert 0 < row["first_audio_s"] <= row["last_audio_s"] and row["audio_s"] > 10, (name, row)
-    assert figures["plugin_over_openai_route"] > 0 and "OpenAI route" in done.stdout
+    for framework in ("livekit", "pipecat"):
+        for name in ("plugin", "openai_route"):
+            row = figures[framework][name]
+            assert 0 < row["first_audio_s"] <= row["last_audio_s"] and row["audio_s"] > 10, (framework, name, row)
+            assert row["server_cpu_s"] > 0, (framework, name, row)  # the server's process was found and read
+        ratios = figures["plugin_over_openai_route"][framework]
+        assert set(ratios) == {"first_audio", "last_audio", "server_cpu"} and min(ratios.values()) > 0, ratios
+    assert "LiveKit, plugin / OpenAI route" in done.stdout and "pipecat, plugin / OpenAI route" in done.stdout

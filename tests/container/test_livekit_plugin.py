@@ -5,7 +5,11 @@ closed mid-answer leaves the same TTS able to speak the next turn (tests/framewo
 from __future__ import annotations
 
 from framework_clients import ABORTED, ANSWER, MAX_WER, NEXT, run_client, run_client_across_restart
+from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server_thread
 from speech import transcribe, wer, words
+
+from speech_protocol.client_messages import Cancel, Synthesize
+from speech_protocol.server_events import Audio, Start
 
 
 def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
@@ -39,3 +43,22 @@ def test_livekit_plugin_speaks_again_after_the_model_server_restarts(tmp_path):
     for name in ("before.pcm", "after.pcm"):
         heard = transcribe((tmp_path / name).read_bytes(), 24_000)
         assert wer(NEXT, heard) <= MAX_WER, (name, heard, report)
+
+
+async def speak_all_but_the_end(peer: Peer) -> None:
+    """The stream's one piece, a second of its audio, and no end until the client cancels it."""
+    await greet(peer)
+    piece = await peer.expect(Synthesize)
+    await peer.send(Start(id=piece.id or ""))
+    for seq in range(10):
+        await peer.send(Audio(id=piece.id or "", seq=seq, pcm=PCM_CHUNK))
+    await peer.expect(Cancel)
+
+
+def test_livekit_plugin_waits_for_its_last_piece_without_spinning():
+    """With the text all sent and only the last piece's end owed, the stream waits on the session: its
+    process uses a small part of one CPU second (a stream whose wait returned at once for its finished sender
+    used all of it, and starved the server of a core)."""
+    with scripted_model_server_thread(speak_all_but_the_end) as url:
+        report = run_client("livekit_idle.py", url)
+    assert report["waiting_cpu_s"] < 0.2 * report["wait_s"], report

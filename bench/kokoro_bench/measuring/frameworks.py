@@ -1,10 +1,12 @@
-"""``python -m kokoro_bench frameworks``: first audio of a streamed answer inside LiveKit Agents, this
-project's plugin (``plugins/livekit-plugins-kokoro``) against LiveKit's OpenAI TTS on the server's OpenAI
-route, on one model server, in one run.
+"""``python -m kokoro_bench frameworks``: first and last audio of a streamed answer, and what it cost the
+server, inside LiveKit Agents and inside pipecat: this project's plugin for each framework
+(``plugins/livekit-plugins-kokoro``, ``plugins/pipecat-kokoro-server``) against the framework's own OpenAI TTS
+on the server's OpenAI route, on one model server, in one run.
 
-LiveKit Agents runs in its own environment (``.venv-clients``, made by set-up, as an agent built on it is
-its own process), so the measurement is a script run there (``kokoro_bench/frameworks/livekit_first_audio.py``);
-this command starts the model server, runs it and writes what it printed with the server's rtf.
+The frameworks run in their own environment (``.venv-clients``, made by set-up, as an agent built on one is its
+own process), so each measurement is a script run there (``kokoro_bench/frameworks/*_first_audio.py``), given
+the server's process to read its CPU time from; this command starts the model server, runs both and writes
+what they printed with the server's rtf.
 """
 
 from __future__ import annotations
@@ -15,44 +17,65 @@ import statistics
 import subprocess
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import httpx
 import typer
 
+from kokoro_processes.tree import descendants
 from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
 from ..paths import PACKAGE, REPO
 from ..texts import TYPICAL
 from .policy_sweep import TOKENS_PER_S
+from .process_stats import listening_pid
 from .server import check_ready, model_server
 
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"
-SCRIPT = PACKAGE / "frameworks" / "livekit_first_audio.py"
+SCRIPTS = {
+    "livekit": PACKAGE / "frameworks" / "livekit_first_audio.py",
+    "pipecat": PACKAGE / "frameworks" / "pipecat_first_audio.py",
+}
+NAMES = {"livekit": "LiveKit", "pipecat": "pipecat"}
+# The plugin's figure over the OpenAI route's, for each of an answer's figures (the goals are these ratios).
+RATIOS = {"first_audio": "first_audio_s", "last_audio": "last_audio_s", "server_cpu": "server_cpu_s"}
 
 
-def measure(url: str, repeats: int) -> dict:
-    if not CLIENTS.is_file():
-        raise BenchError(f"{CLIENTS} is missing: run ./setup.sh, which makes the frameworks' environment")
+def run_script(framework: str, url: str, repeats: int) -> dict[str, list[dict]]:
+    """Each TTS's answers, alternating, as the framework's script printed them."""
+    server = listening_pid(urlsplit(url).port or 80)
+    pids = ",".join(map(str, sorted({server, *descendants(server)})))  # its G2P workers live as long as it
     done = subprocess.run(
-        [str(CLIENTS), str(SCRIPT), url, TYPICAL, str(TOKENS_PER_S), str(repeats)],
+        [str(CLIENTS), str(SCRIPTS[framework]), url, pids, TYPICAL] + [str(TOKENS_PER_S), str(repeats)],
         capture_output=True,
         text=True,
         timeout=1800,
         check=False,
     )
     if done.returncode != 0:
-        raise BenchError(f"the LiveKit run failed: {done.stderr[-2000:]}")
-    runs = json.loads(done.stdout.strip().splitlines()[-1])
-    rows = {
-        name: {key: round(statistics.median(r[key] for r in got), 3) for key in got[0]} for name, got in runs.items()
-    }
-    return {
-        "livekit": rows,
-        "plugin_over_openai_route": round(rows["plugin"]["first_audio_s"] / rows["openai_route"]["first_audio_s"], 3),
-        "server_rtf": httpx.get(f"{url}/ping", timeout=10).json().get("rtf"),
-        "runs": runs,
-    }
+        raise BenchError(f"the {NAMES[framework]} run failed: {done.stderr[-2000:]}")
+    runs: dict[str, list[dict]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return runs
+
+
+def measure(url: str, repeats: int) -> dict:
+    if not CLIENTS.is_file():
+        raise BenchError(f"{CLIENTS} is missing: run ./setup.sh, which makes the frameworks' environment")
+    figures: dict = {"runs": {}}
+    for framework in SCRIPTS:
+        runs = run_script(framework, url, repeats)
+        rows = {
+            name: {key: round(statistics.median(r[key] for r in got), 3) for key in got[0]}
+            for name, got in runs.items()
+        }
+        figures[framework] = rows
+        figures.setdefault("plugin_over_openai_route", {})[framework] = {
+            ratio: round(rows["plugin"][key] / rows["openai_route"][key], 3) for ratio, key in RATIOS.items()
+        }
+        figures["runs"][framework] = runs
+    figures["server_rtf"] = httpx.get(f"{url}/ping", timeout=10).json().get("rtf")
+    return figures
 
 
 def frameworks(
@@ -62,7 +85,8 @@ def frameworks(
     repeats: Annotated[int, typer.Option(min=1, max=10, help="Runs of each TTS, alternating (medians).")] = 5,
     server_url: Annotated[str | None, typer.Option(help="Use this warm server instead of starting one.")] = None,
 ) -> None:
-    """First audio of the typical answer through LiveKit: the plugin against the OpenAI route."""
+    """First and last audio of the typical answer, and the server's CPU for it, through LiveKit and pipecat: each
+    plugin against the framework's OpenAI TTS on the OpenAI route."""
     offline_environment()
     try:
         if server_url:
@@ -81,12 +105,18 @@ def frameworks(
         **figures,
         "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
     }
-    for name, row in figures["livekit"].items():
+    for framework, label in NAMES.items():
+        for name, row in figures[framework].items():
+            typer.echo(
+                f"{label}, {name:12s} first audio {row['first_audio_s']:.2f} s, last {row['last_audio_s']:.2f} s,"
+                f" {row['audio_s']:.1f} s of audio, server CPU {row['server_cpu_s']:.2f} s"
+            )
+        ratios = figures["plugin_over_openai_route"][framework]
         typer.echo(
-            f"LiveKit, {name:12s} first audio {row['first_audio_s']:.2f} s, last {row['last_audio_s']:.2f} s,"
-            f" {row['audio_s']:.1f} s of audio"
+            f"{label}, plugin / OpenAI route: first audio {ratios['first_audio']:.2f}x,"
+            f" last audio {ratios['last_audio']:.2f}x, server CPU {ratios['server_cpu']:.2f}x"
         )
-    typer.echo(f"plugin / OpenAI route: {figures['plugin_over_openai_route']:.2f}x, rtf {figures['server_rtf']}")
+    typer.echo(f"server rtf after the run: {figures['server_rtf']}")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     typer.echo(f"wrote {json_path}", err=True)

@@ -1,4 +1,5 @@
-"""A process's resident memory, open file descriptors and threads, read from ``/proc`` (Linux).
+"""A process's resident memory, open file descriptors and threads, read from ``/proc`` (Linux), and which
+process serves a port.
 
 The soak samples these over time: a server that leaks grows one of them with every session it serves.
 """
@@ -7,8 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import BenchError
+
+_LISTEN = "0A"  # a socket's state in /proc/net/tcp: listening
 
 
 @dataclass(frozen=True)
@@ -45,3 +49,27 @@ def slope_per_minute(samples: list[Sample]) -> float | None:
 def load_average() -> list[float]:
     """The machine's 1-, 5- and 15-minute load averages: every figure says how busy the machine was."""
     return [round(x, 2) for x in os.getloadavg()]
+
+
+def listening_pid(port: int) -> int:
+    """The process that serves TCP ``port`` on this machine: it holds the listening socket, and its parent
+    does not (a child that inherited the socket is below it). The frameworks' figures read its CPU time; a
+    server given by URL has no other handle on it."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == _LISTEN:
+                inodes.add(f"socket:[{fields[9]}]")
+    holders: dict[int, int] = {}  # pid -> parent pid
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) in inodes:
+                pid = int(fd.parts[2])
+                holders[pid] = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:  # gone, or not ours to read
+            continue
+    served = [pid for pid, parent in holders.items() if parent not in holders]
+    if len(served) != 1:
+        raise BenchError(f"no one process serves port {port} here (found {sorted(holders) or 'none'})")
+    return served[0]

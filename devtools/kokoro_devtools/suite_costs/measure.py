@@ -22,38 +22,10 @@ from pathlib import Path
 
 import pytest
 
-_TICK = os.sysconf("SC_CLK_TCK")
+from kokoro_processes.tree import tree_cpu_seconds
+
 _KEY = "suite_cost"
 _CPU_START = pytest.StashKey[float]()
-
-
-def _ticks(pid: int) -> int:
-    """Clock ticks of ``pid`` and of the children it has waited for (utime, stime, cutime, cstime)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:  # gone since it was listed
-        return 0
-    return sum(int(f) for f in fields[11:15])
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` now (the children of each of its threads, and theirs)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in map(int, children):
-            found |= {child, *descendants(child)}
-    return found
-
-
-def tree_cpu_seconds(pid: int | None = None) -> float:
-    """CPU seconds used so far by ``pid`` (this process by default), every process below it now, and every
-    process below it that has ended and been waited for."""
-    pid = os.getpid() if pid is None else pid
-    return sum(_ticks(p) for p in {pid, *descendants(pid)}) / _TICK
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -144,7 +144,10 @@ class SynthesizeStream(tts.SynthesizeStream):
             while not (sender.done() and not route.unfinished):
                 if waiter is None:
                     waiter = asyncio.ensure_future(route.events.get())
-                await asyncio.wait({waiter, sender}, return_when=asyncio.FIRST_COMPLETED)
+                # Once the sender is done only the next event is waited for: a finished task in the set would
+                # return at once, and the loop would spin the client's CPU until the last piece ends.
+                watched = {waiter} if sender.done() else {waiter, sender}
+                await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
                 if sender.done() and (failure := sender.exception()) is not None:
                     raise failure
                 if not waiter.done():

@@ -72,6 +72,18 @@ def test_pipecat_service_speaks_again_after_the_model_server_restarts(tmp_path):
         assert wer(NEXT, heard) <= MAX_WER, (name, heard, report)
 
 
+def test_pipecat_service_passes_an_empty_answer_and_stops_a_runaway_token(model_server_url, tmp_path):
+    """What an LLM should not write (tests/frameworks/pipecat_hostile.py): an empty answer passes the service
+    with no audio context and no error; a 10 KB token with no space is spoken as any text is, cut into pieces,
+    and an interruption stops it there (no audio after, its ~30 queued pieces never rendered); the next turn
+    is heard."""
+    report = run_client("pipecat_hostile.py", model_server_url, NEXT, str(tmp_path))
+    assert report["empty_turns"] == 0 and report["errors"] == [], report
+    assert report["token_bytes"] > 0 and report["token_audio_after_interrupt_bytes"] == 0, report
+    assert report["renders_after_interrupt"] < 9, report
+    assert wer(NEXT, transcribe((tmp_path / "next.pcm").read_bytes(), 24_000)) <= MAX_WER
+
+
 def renders(base_url: str) -> int:
     """How many pieces the server has rendered so far (its /ping counter)."""
     return int(httpx.get(f"{base_url}/ping", timeout=60).json()["renders"])

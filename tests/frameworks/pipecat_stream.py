@@ -85,11 +85,18 @@ class Watch(BaseObserver):
         self.started = asyncio.Event()
         self.errors: list[dict] = []
         self.interrupted_ns: int | None = None
+        # Each turn's audio bytes when the service passed an InterruptionFrame on (it has handled it then):
+        # whatever it pushes for an interrupted turn after that is audio of a turn that was stopped.
+        self.audio_at_interrupt: dict[str, int] = {}
+        self.interrupt_passed = asyncio.Event()
 
     async def on_push_frame(self, data: FramePushed) -> None:
         frame = data.frame
         if isinstance(frame, InterruptionFrame) and data.destination is self._tts:
             self.interrupted_ns = data.timestamp
+        if isinstance(frame, InterruptionFrame) and data.source is self._tts:
+            self.audio_at_interrupt = {context_id: len(turn.audio) for context_id, turn in self.turns.items()}
+            self.interrupt_passed.set()
         if data.source is not self._tts:
             return
         if isinstance(frame, ErrorFrame):
@@ -115,6 +122,13 @@ class Watch(BaseObserver):
             turn.words.append((frame.text, frame.pts))
         elif isinstance(frame, TTSStoppedFrame):
             turn.stopped.set()
+
+    async def interrupt(self, task: PipelineTask, index: int) -> int:
+        """Interrupt the pipeline; the index-th turn's audio bytes once the service has handled it."""
+        self.interrupt_passed.clear()
+        await task.queue_frame(InterruptionFrame())
+        await asyncio.wait_for(self.interrupt_passed.wait(), HANG_S)
+        return self.audio_at_interrupt.get(self.order[index], 0)
 
     async def turn(self, index: int) -> Turn:
         """The index-th audio context the service opened (waiting for it)."""
@@ -142,8 +156,7 @@ async def drive(task: PipelineTask, watch: Watch, base_url: str, texts: tuple[st
     await say(task, aborted)
     cut = await watch.turn(1)
     await asyncio.wait_for(cut.heard_audio.wait(), HANG_S)
-    await task.queue_frame(InterruptionFrame())
-    cut_bytes_at_interrupt = len(cut.audio)
+    cut_bytes_at_interrupt = await watch.interrupt(task, 1)
     renders_at_abort = renders(base_url)
 
     await say(task, following)

@@ -95,21 +95,26 @@ if [ -n "$DEPLOY_ONLY" ]; then
   echo "==> set-up for deploying complete"
   exit 0
 fi
-# The voice-agent frameworks' OpenAI TTS classes (LiveKit, pipecat), run against kokoro-serve by
-# tests/container/test_openai_frameworks.py: their own environment, as an agent using them is its own
-# process, and they need openai>=3 and protobuf<7 where .venv pins openai 2.x and protobuf 7.
+# The voice-agent frameworks (LiveKit Agents, pipecat) with this project's plugins for them and their own OpenAI
+# TTS classes: their own environment, as an agent using them is its own process, and they need openai>=3 and
+# protobuf<7 where .venv pins openai 2.x and protobuf 7. Python 3.12, as the plugins reach a SageMaker endpoint
+# through AWS's bidirectional client, which exists only there (an older .venv-clients on 3.11 is made again).
+if [ -x .venv-clients/bin/python ] && ! .venv-clients/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
+  echo "==> .venv-clients is not Python 3.12: making it again"
+  rm -rf .venv-clients
+fi
 if [ ! -x .venv-clients/bin/python ]; then
-  echo "==> creating .venv-clients, the LiveKit and pipecat clients' environment ($PY)"
-  "$PY" -m venv .venv-clients
+  echo "==> creating .venv-clients, the LiveKit and pipecat clients' environment ($PY312)"
+  "$PY312" -m venv .venv-clients
   .venv-clients/bin/python -m pip install -q "pip==$PIP_PIN"
 fi
 echo "==> installing the pinned LiveKit and pipecat clients into .venv-clients"
 .venv-clients/bin/pip install -q -r tests/frameworks/requirements.txt
 # This project's LiveKit plugin (plugins/livekit-plugins-kokoro) and pipecat service
-# (plugins/pipecat-kokoro-server) on the session contract from this checkout, run by
-# tests/container/test_livekit_plugin.py and test_pipecat_plugin.py; the requirements above constrain what
-# they pull.
-.venv-clients/bin/pip install -q -c tests/frameworks/requirements.txt -e "./speech_protocol[websocket]" \
+# (plugins/pipecat-kokoro-server) on the session contract from this checkout, with both its transports, run by
+# tests/container/test_livekit_plugin.py, test_pipecat_plugin.py and test_plugins_on_sagemaker.py; the
+# requirements above pin what they pull.
+.venv-clients/bin/pip install -q -c tests/frameworks/requirements.txt -e "./speech_protocol[websocket,sagemaker]" \
   -e ./plugins/livekit-plugins-kokoro -e ./plugins/pipecat-kokoro-server
 # Debian packages the suite needs; it fails, never skips, without them, so set-up installs them with apt-get
 # (as root, or with sudo) or stops here saying how. Chromium: the conversation page's browser test drives it over

@@ -26,6 +26,21 @@ from .tts_session import SessionEvent, TtsSession
 logger = logging.getLogger(__name__)
 
 
+def session_connector(base_url: str | None, connector: Connector | None, owner: str) -> Connector:
+    """The transport a plugin's ``base_url`` or ``connector`` names (exactly one of them): a model server's URL
+    is reached over WebSocket; any other transport (a SageMaker endpoint) comes as its connector."""
+    if (base_url is None) == (connector is None):
+        raise ValueError(
+            f"give {owner} one of base_url (a model server, e.g. http://127.0.0.1:8080) or connector (e.g. "
+            "speech_protocol.transports.sagemaker.SageMakerConnector(endpoint_name, region))"
+        )
+    if connector is not None:
+        return connector
+    from .transports.websocket import WebSocketConnector  # its extra is installed where a URL is given
+
+    return WebSocketConnector(str(base_url))
+
+
 class Route:
     """One turn's share of the session: the ids it sent, and the queue of their events (or the error)."""
 

@@ -27,9 +27,8 @@ from speech_protocol.errors import TtsError, TtsSessionClosed, TtsUnreachable
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pieces.segmenter import Segmenter
 from speech_protocol.server_events import Audio, End, Words
-from speech_protocol.shared_session import Route, SharedSession
+from speech_protocol.shared_session import Route, SharedSession, session_connector
 from speech_protocol.transports.part_stream import Connector
-from speech_protocol.transports.websocket import WebSocketConnector
 from speech_protocol.turn import TurnAudio, TurnText
 from speech_protocol.voices import DEFAULT_VOICE
 
@@ -91,11 +90,7 @@ class KokoroServerTTSService(TTSService):
         timeout_s: float = TIMEOUT_S,
         **kwargs: Any,
     ) -> None:
-        if (base_url is None) == (connector is None):
-            raise ValueError(
-                "give KokoroServerTTSService one of base_url (a model server, e.g. http://127.0.0.1:8080) "
-                "or connector (e.g. speech_protocol.transports.sagemaker.SageMakerConnector(endpoint, region))"
-            )
+        transport = session_connector(base_url, connector, "KokoroServerTTSService")
         store = KokoroServerTTSSettings(model="kokoro-82m", voice=DEFAULT_VOICE, language=None, speed=1.0)
         if settings is not None:
             store.apply_update(settings)
@@ -113,8 +108,7 @@ class KokoroServerTTSService(TTSService):
             settings=store,
             **kwargs,
         )
-        assert base_url is not None or connector is not None
-        self._session = SharedSession(connector or WebSocketConnector(str(base_url)), timeout_s=timeout_s)
+        self._session = SharedSession(transport, timeout_s=timeout_s)
         self._turns: dict[str, _Turn] = {}
         # Turns whose session failed: their audio context is closed, the rest of their text is dropped.
         self._failed: set[str] = set()

@@ -21,8 +21,8 @@ from speech_protocol.errors import TtsError
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pieces.segmenter import Segmenter
 from speech_protocol.server_events import Audio, End, Words, WordSpan
-from speech_protocol.shared_session import Route, SharedSession
-from speech_protocol.transports.websocket import WebSocketConnector
+from speech_protocol.shared_session import Route, SharedSession, session_connector
+from speech_protocol.transports.part_stream import Connector
 from speech_protocol.turn import TurnAudio, TurnText
 from speech_protocol.voices import DEFAULT_VOICE
 
@@ -39,12 +39,19 @@ class _Options:
 
 
 class TTS(tts.TTS):
-    """``base_url``: the model server (``http://host:port``). ``voice`` and ``speed`` apply to the next
-    stream; change them per turn with :meth:`update_options`. One session serves every stream; :meth:`prewarm`
-    opens it before the first turn."""
+    """``base_url``: the model server (``http://host:port``); or ``connector``: any session transport of
+    ``speech_protocol`` (``speech_protocol.transports.sagemaker.SageMakerConnector(endpoint, region)`` for a
+    SageMaker endpoint). ``voice`` and ``speed`` apply to the next stream; change them per turn with
+    :meth:`update_options`. One session serves every stream; :meth:`prewarm` opens it before the first turn."""
 
     def __init__(
-        self, *, base_url: str, voice: str = DEFAULT_VOICE, speed: float = 1.0, timeout_s: float = TIMEOUT_S
+        self,
+        *,
+        base_url: str | None = None,
+        connector: Connector | None = None,
+        voice: str = DEFAULT_VOICE,
+        speed: float = 1.0,
+        timeout_s: float = TIMEOUT_S,
     ) -> None:
         super().__init__(
             capabilities=tts.TTSCapabilities(streaming=True, aligned_transcript=True),
@@ -52,7 +59,7 @@ class TTS(tts.TTS):
             num_channels=1,
         )
         self._opts = _Options(voice=voice, speed=speed)
-        self._session = SharedSession(WebSocketConnector(base_url), timeout_s=timeout_s)
+        self._session = SharedSession(session_connector(base_url, connector, "kokoro.TTS"), timeout_s=timeout_s)
         self._prewarm: asyncio.Task[object] | None = None
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from framework_clients import ABORTED, ANSWER, MAX_WER, NEXT, run_client, run_client_across_restart
 from scripted_model_server import PCM_CHUNK, Peer, greet, scripted_model_server_thread
-from speech import transcribe, wer, words
+from speech import heard_from_cuts, transcribe, wer, words
 
 from speech_protocol.client_messages import Cancel, Synthesize
 from speech_protocol.server_events import Audio, Start
@@ -23,6 +23,11 @@ def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
     starts = [word["start"] for word in timed]
     assert starts == sorted(starts)
     assert all(0 <= word["start"] <= word["end"] <= report["answer_seconds"] + 0.05 for word in timed)
+    answer = (tmp_path / "answer.pcm").read_bytes()
+    # Each word cut out alone at its times is heard as that word (times that are off cut words apart: the
+    # negative control, over several utterances, is tests/container/test_word_timing_speech.py's).
+    spans = [(word["start"], word["end"]) for word in timed]
+    assert wer(ANSWER, heard_from_cuts(answer, 24_000, spans)) <= MAX_WER
 
     assert report["interrupted_bytes"] > 0  # the interrupted turn had begun speaking when it was closed
     # Its cancel reached the server: by the end of the next turn at most the piece it was rendering and the

@@ -39,6 +39,18 @@ def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
     assert report["next_words"] == len(NEXT.split())
 
 
+def test_livekit_agent_session_speaks_streamed_answers_and_stops_an_interrupted_one(model_server_url, tmp_path):
+    """The plugin as an agent uses it: LiveKit's AgentSession with kokoro.TTS, speaking text streamed as an LLM's
+    tokens (tests/frameworks/livekit_session.py). The answer is heard; a turn interrupted at its first frame
+    sends no audio after, and its queued pieces are never rendered; the next turn is heard."""
+    report = run_client("livekit_session.py", model_server_url, ANSWER, ABORTED, NEXT, str(tmp_path))
+    assert report["errors"] == [], report
+    assert wer(ANSWER, transcribe((tmp_path / "answer.pcm").read_bytes(), 24_000)) <= MAX_WER
+    assert report["interrupted_bytes"] > 0 and report["audio_after_interrupt_bytes"] == 0, report
+    assert report["renders_after_abort"] < 9, report
+    assert wer(NEXT, transcribe((tmp_path / "next.pcm").read_bytes(), 24_000)) <= MAX_WER
+
+
 def test_livekit_plugin_speaks_again_after_the_model_server_restarts(tmp_path):
     """The server dies between two turns and comes back on the same address: the same TTS opens a new session
     and the next turn is heard. An idle session reads nothing, so the dead one is found by the next turn's first

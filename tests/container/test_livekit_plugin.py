@@ -42,13 +42,20 @@ def test_livekit_plugin_streams_answers_on_one_tts(model_server_url, tmp_path):
 def test_livekit_agent_session_speaks_streamed_answers_and_stops_an_interrupted_one(model_server_url, tmp_path):
     """The plugin as an agent uses it: LiveKit's AgentSession with kokoro.TTS, speaking text streamed as an LLM's
     tokens (tests/frameworks/livekit_session.py). The answer is heard; a turn interrupted at its first frame
-    sends no audio after, and its queued pieces are never rendered; the next turn is heard."""
+    sends no audio after, and its queued pieces are never rendered; the next turn is heard. Then bad input: an
+    empty text is no audio and no error, a voice the server does not have is LiveKit's own error event (the
+    server's refusal, naming the voices there are) with no audio, and the session speaks on."""
     report = run_client("livekit_session.py", model_server_url, ANSWER, ABORTED, NEXT, str(tmp_path))
-    assert report["errors"] == [], report
+    assert report["errors_before_bad_input"] == [], report
     assert wer(ANSWER, transcribe((tmp_path / "answer.pcm").read_bytes(), 24_000)) <= MAX_WER
     assert report["interrupted_bytes"] > 0 and report["audio_after_interrupt_bytes"] == 0, report
     assert report["renders_after_abort"] < 9, report
     assert wer(NEXT, transcribe((tmp_path / "next.pcm").read_bytes(), 24_000)) <= MAX_WER
+
+    assert report["empty_bytes"] == 0 and report["refused_bytes"] == 0, report
+    [refused] = report["errors"]
+    assert refused["type"] == "TTSError" and "unknown_voice" in refused["error"] and "af_heart" in refused["error"]
+    assert wer(NEXT, transcribe((tmp_path / "after_error.pcm").read_bytes(), 24_000)) <= MAX_WER
 
 
 def test_livekit_plugin_speaks_again_after_the_model_server_restarts(tmp_path):

@@ -8,7 +8,9 @@ as an agent does, ``session.say`` given the text as an async stream of LLM-sized
 1. ANSWER, whole (OUT/answer.pcm);
 2. ABORTED, interrupted (``SpeechHandle.interrupt``) once its first frame reached the output: the audio it
    had sent when the session cleared the output, and any after;
-3. NEXT (OUT/next.pcm).
+3. NEXT (OUT/next.pcm);
+4. an empty text, 5. NEXT with a voice the server does not have (LiveKit's error event, no audio), and
+   6. NEXT with the first voice back (OUT/after_error.pcm).
 
 One JSON line on stdout says what came: the interrupted turn's audio before and after its interruption, the
 server's renders from the interruption to the end of NEXT (its render counter), and the errors the session
@@ -67,9 +69,10 @@ async def streamed(text: str) -> AsyncIterator[str]:
 
 
 async def main(base_url: str, answer: str, aborted: str, following: str, out: Path) -> None:
-    errors: list[str] = []
-    session = AgentSession(tts=kokoro.TTS(base_url=base_url, timeout_s=HANG_S))
-    session.on("error", lambda event: errors.append(type(event.error).__name__))
+    errors: list[dict] = []
+    tts = kokoro.TTS(base_url=base_url, timeout_s=HANG_S)
+    session = AgentSession(tts=tts)
+    session.on("error", lambda event: errors.append({"type": type(event.error).__name__, "error": str(event.error)}))
     recorder = Recorder()
     session.output.audio = recorder
     await session.start(agent=Agent(instructions="Answer in short sentences."))
@@ -92,10 +95,26 @@ async def main(base_url: str, answer: str, aborted: str, following: str, out: Pa
 
     await asyncio.wait_for(session.say(streamed(following)).wait_for_playout(), HANG_S)
     (out / "next.pcm").write_bytes(bytes(recorder.pcm))
+    renders_after_abort = renders(base_url) - renders_at_abort
+    errors_before_bad_input = list(errors)
+
+    recorder.pcm.clear()
+    await asyncio.wait_for(session.say("").wait_for_playout(), HANG_S)
+    empty_bytes = len(recorder.pcm)
+    tts.update_options(voice="zz_nobody")
+    await asyncio.wait_for(session.say(streamed(following)).wait_for_playout(), HANG_S)
+    refused_bytes = len(recorder.pcm) - empty_bytes
+    tts.update_options(voice="af_heart")
+    recorder.pcm.clear()
+    await asyncio.wait_for(session.say(streamed(following)).wait_for_playout(), HANG_S)
+    (out / "after_error.pcm").write_bytes(bytes(recorder.pcm))
     report = {
         "interrupted_bytes": interrupted_bytes,
         "audio_after_interrupt_bytes": after_interrupt_bytes,
-        "renders_after_abort": renders(base_url) - renders_at_abort,
+        "renders_after_abort": renders_after_abort,
+        "errors_before_bad_input": errors_before_bad_input,
+        "empty_bytes": empty_bytes,
+        "refused_bytes": refused_bytes,
         "errors": errors,
     }
     await session.aclose()

@@ -32,6 +32,8 @@ class ContextKey:
     help: str
 
 
+DEFAULT_MAX_INSTANCES = 2
+
 CONTEXT_KEYS: tuple[ContextKey, ...] = (
     ContextKey("region", None, "AWS Region; default: the CLI's (AWS_REGION, profile), else us-east-1."),
     ContextKey("account", None, "12-digit account id; default: the CLI's credentials, else env-agnostic."),
@@ -39,9 +41,9 @@ CONTEXT_KEYS: tuple[ContextKey, ...] = (
     ContextKey("agent_stack_name", "KokoroVoiceAgent", "Name of the agent (AgentCore runtime) stack."),
     ContextKey("endpoint_name", "kokoro-tts", "SageMaker endpoint name; the agent finds it by this name."),
     ContextKey("instance_type", "ml.g5.xlarge", "Endpoint instance type (g5: NVIDIA A10G, x86-64)."),
-    ContextKey("instance_count", "1", "Instances at creation (between min and max)."),
+    ContextKey("instance_count", None, "Instances at creation (between min and max); default: min_instances."),
     ContextKey("min_instances", "1", "Autoscaling lower bound (a real-time variant keeps at least 1)."),
-    ContextKey("max_instances", "2", "Autoscaling upper bound."),
+    ContextKey("max_instances", None, "Autoscaling upper bound; default: 2, or min_instances if that is more."),
     ContextKey(
         "sessions_per_instance",
         None,
@@ -109,7 +111,12 @@ def parse_settings(
     """Validate every key; ``fallback_*`` are the CLI's ``CDK_DEFAULT_*`` (read by ``app.py``)."""
     read = Reader(context, CONTEXT_DEFAULTS)
     min_instances = read.integer("min_instances", low=1)
-    max_instances = read.integer("max_instances", low=min_instances)
+    # Not given, the upper bound (2) makes room for a larger floor instead of refusing one the user never set.
+    max_instances = (
+        max(DEFAULT_MAX_INSTANCES, min_instances)
+        if read.raw("max_instances") is None
+        else read.integer("max_instances", low=min_instances)
+    )
     agent_artifact = read.choice("agent_artifact", AGENT_ARTIFACTS)
     agent_image = read.ecr_image("agent_image_uri")
     engine = read.choice("engine", ENGINES)
@@ -127,7 +134,13 @@ def parse_settings(
         agent_stack_name=read.stack_name("agent_stack_name"),
         endpoint_name=read.endpoint_name("endpoint_name"),
         instance_type=read.instance_type("instance_type"),
-        instance_count=read.integer("instance_count", low=min_instances, high=max_instances),
+        # Not given, it follows min_instances: a user who raises the floor gets that many at creation, not an
+        # error about a count of 1 they never set.
+        instance_count=(
+            min_instances
+            if read.raw("instance_count") is None
+            else read.integer("instance_count", low=min_instances, high=max_instances)
+        ),
         min_instances=min_instances,
         max_instances=max_instances,
         sessions_per_instance=sessions,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -95,3 +97,13 @@ def test_the_interrupt_figures_in_the_conversation_page_are_the_results_files() 
     )
     figures = json.loads(INTERRUPT.read_text(encoding="utf-8"))["figures"]
     assert f"real-time factor **{figures['server_rtf_advertised']}**" in pages[CONVERSATION_PAGE]
+
+
+def test_every_generated_block_in_the_pages_is_its_results_files() -> None:
+    """``kokoro_bench report --check`` over every page it generates (benchmark, capacity, soak, interrupt,
+    languages, frameworks, images): a results file re-measured without ``report --write`` fails here."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kokoro_bench", "report", "--check"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "every page is current" in done.stderr

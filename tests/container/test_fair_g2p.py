@@ -45,6 +45,15 @@ def server():
         yield url, proc
 
 
+async def until_reading(pid: int) -> None:
+    """Return once the G2P process ``pid`` is working (runnable: on a CPU or waiting for one), not before: a
+    kill then lands while it reads, whatever the machine's load (a fixed sleep let it land before the read)."""
+    state = Path(f"/proc/{pid}/stat")
+    async with asyncio.timeout(600):
+        while state.read_text().rsplit(")", 1)[1].split()[0] != "R":
+            await asyncio.sleep(0.005)
+
+
 def ping(url: str) -> dict:
     return httpx.get(f"{url}/ping", timeout=30).json()
 
@@ -99,16 +108,16 @@ async def test_a_killed_g2p_process_is_replaced_and_the_next_text_is_served(serv
     before = g2p_pids(proc.pid)
     replaced = ping(url)["g2p_replaced"]
     assert len(before) == 1
+    (worker,) = before
     async with websockets.connect(ws_url(url), max_size=None) as ws:
         await ws.send(encode_client_message(Synthesize(URL_TEXT, id="long")))
-        await asyncio.sleep(0.2)
-        for pid in before:
-            os.kill(pid, signal.SIGKILL)  # while it reads the long text, or just before
+        await until_reading(worker)
+        os.kill(worker, signal.SIGKILL)  # while it reads the long text
         events = await read_until(
             ws, StreamDecoder(), lambda ev: any(isinstance(e, (Start, Error)) for e in ev), timeout=600
         )
-    # Its slice is read again by the replacement (a typed error only if that one died too).
-    assert isinstance(events[-1], Start) or events[-1].code == "g2p_failed"
+    # Its slice is read again by the replacement, and the text is spoken: no error reaches the listener.
+    assert isinstance(events[-1], Start), events[-1]
     async with httpx.AsyncClient() as client:  # and the next text, from another listener, is served
         answer = await client.post(f"{url}/invocations", json={"text": "Still here.", "format": "pcm"}, timeout=600)
     assert answer.status_code == 200 and len(answer.content) > 0

@@ -70,17 +70,20 @@ def full_cpu_s(synth: Synthesizer, long_chunk: Chunk) -> float:
 
 
 async def _start_long_render(scheduler: Scheduler, synth: Synthesizer, chunk: Chunk, token: CancelToken):
-    """The long render queued on ``scheduler``, once its worker has begun it."""
-    began = threading.Event()
+    """The long render queued on ``scheduler``, once its worker thread has spent 50 ms of its own CPU in it: then
+    the model is running, however loaded the machine (a 50 ms sleep could end before the worker got a core)."""
+    clock: list[int] = []
 
     def render():
-        began.set()
+        clock.append(time.pthread_getcpuclockid(threading.get_ident()))
         return synth.render(chunk, token)
 
     job = asyncio.ensure_future(scheduler.run(render, cancel=token))
-    while not began.is_set():
+    while not clock:
         await asyncio.sleep(0.005)
-    await asyncio.sleep(0.05)  # inside the model's run
+    started = time.clock_gettime(clock[0])
+    while time.clock_gettime(clock[0]) - started < 0.05:  # inside the model's run
+        await asyncio.sleep(0.005)
     return job
 
 

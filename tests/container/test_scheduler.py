@@ -10,19 +10,37 @@ import pytest
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 
 
+async def occupy(scheduler: Scheduler, gate: threading.Event) -> asyncio.Future:
+    """A job that holds the scheduler's one worker until ``gate`` is set; returned once the worker runs it."""
+    running = threading.Event()
+
+    def hold() -> None:
+        running.set()
+        gate.wait()
+
+    blocker = asyncio.ensure_future(scheduler.run(hold))
+    await asyncio.to_thread(running.wait)
+    return blocker
+
+
+async def queued(*jobs: asyncio.Future) -> None:
+    """Let newly made job tasks reach the scheduler: each queues its job in its first step, before it awaits."""
+    await asyncio.sleep(0)
+    assert not any(job.done() for job in jobs)
+
+
 async def test_new_sessions_first_piece_runs_before_buffered_sessions_work():
     scheduler = Scheduler(workers=1)
     gate, order = threading.Event(), []
     try:
-        blocker = asyncio.ensure_future(scheduler.run(gate.wait))
-        await asyncio.sleep(0.05)  # the worker is now busy
+        blocker = await occupy(scheduler, gate)  # the worker is now busy
         buffered = PlaybackClock()
         buffered.played(30.0)  # 30 s of audio ahead of its listener
         starving = PlaybackClock()
         starving.played(0.0)
         later = asyncio.ensure_future(scheduler.run(lambda: order.append("buffered"), buffered))
         first = asyncio.ensure_future(scheduler.run(lambda: order.append("new session"), PlaybackClock()))
-        await asyncio.sleep(0.05)
+        await queued(later, first)
         gate.set()
         await asyncio.gather(blocker, later, first)
         assert order == ["new session", "buffered"]
@@ -34,10 +52,9 @@ async def test_cancelled_queued_job_never_runs_and_errors_propagate():
     scheduler = Scheduler(workers=1)
     gate, ran = threading.Event(), []
     try:
-        blocker = asyncio.ensure_future(scheduler.run(gate.wait))
-        await asyncio.sleep(0.05)
+        blocker = await occupy(scheduler, gate)
         doomed = asyncio.ensure_future(scheduler.run(lambda: ran.append(1)))
-        await asyncio.sleep(0.01)
+        await queued(doomed)
         doomed.cancel()
         gate.set()
         await blocker

@@ -5,7 +5,9 @@ cap of 24 connections so the limits show quickly; the last test stops it with SI
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -134,12 +136,19 @@ def test_work_stops_when_the_client_hangs_up(server):
     """A client that hangs up while its text is being read leaves the server at rest with none of that text
     rendered and the rest of it not read (this path once kept the model worker busy for many minutes after
     the client had gone). At rest is the whole process tree: G2P runs in the server's worker processes. The
-    client hangs up 50 ms in, while G2P reads the text's slices (about half a second here): reading them all
-    anyway, as a server that does not watch for the hang-up before audio streams does, fails the count."""
+    client hangs up once the server has read the text's first slice (its /ping counter), while G2P reads the
+    rest: reading them all anyway, as a server that does not watch for the hang-up before audio streams does,
+    fails the count."""
     url, proc = server
     before = httpx.get(f"{url}/ping", timeout=10).json()
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{url}/invocations", json={"text": HOSTILE_PATH, "format": "pcm"}, timeout=0.05)
+    body = json.dumps({"text": HOSTILE_PATH, "format": "pcm"}).encode()
+    head = f"POST /invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=60) as client:
+        client.sendall(head.encode() + body)
+        deadline = time.monotonic() + 300  # a bound against a hang only
+        while httpx.get(f"{url}/ping", timeout=10).json()["g2p_slices"] == before["g2p_slices"]:
+            assert time.monotonic() < deadline, "the server never began reading the text"
+    # the client has hung up, while the text is being read
     wait_until_idle(proc.pid, timeout_s=300)  # the G2P call ends (seconds), then nothing runs
     after = httpx.get(f"{url}/ping", timeout=10).json()
     assert after["renders"] == before["renders"], "the hung-up text was rendered"

@@ -14,6 +14,11 @@ from speech_protocol.server_events import Audio, End, Error, Start
 from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
 
+# The session's patience where a test's verdict must not depend on it: a correct client finishes long before,
+# a broken one (a send-then-wait client, a stream that is never decoded) still fails, only later. Only the
+# timeout tests themselves use a short one.
+HANG_GUARD_S = 60.0
+
 
 async def _speak(url: str, pieces: list[tuple[str, str]], *, voice: str = "af_heart", timeout_s: float = 20.0):
     """Send every piece without waiting, finish, and collect the events."""
@@ -65,7 +70,8 @@ async def test_unreachable_server() -> None:
 
 
 async def test_pieces_are_sent_before_earlier_audio_arrives() -> None:
-    """The server holds p0's audio until p1 has arrived: a send-then-wait client would time out."""
+    """The server holds p0's audio until p1 has arrived: a send-then-wait client would wait for p0's audio
+    until its patience ran out (TtsTimeout)."""
 
     async def script(peer: Peer) -> None:
         await greet(peer)
@@ -77,7 +83,7 @@ async def test_pieces_are_sent_before_earlier_audio_arrives() -> None:
         await peer.connection.close()
 
     async with scripted_model_server(script) as url:
-        events = await _speak(url, [("p0", "One."), ("p1", "Two.")], timeout_s=2.0)
+        events = await _speak(url, [("p0", "One."), ("p1", "Two.")], timeout_s=HANG_GUARD_S)
     assert [e.id for e in events if isinstance(e, End)] == ["p0", "p1"]
 
 
@@ -100,7 +106,7 @@ async def test_cancelled_pieces_end_and_the_session_speaks_on() -> None:
         await peer.connection.close()
 
     async with scripted_model_server(script) as url:
-        async with TtsSession(WebSocketConnector(url), timeout_s=5.0) as session:
+        async with TtsSession(WebSocketConnector(url), timeout_s=HANG_GUARD_S) as session:
             await session.synthesize("p0", "One.", None, 1.0)
             await session.synthesize("p1", "Two.", None, 1.0)
             await session.cancel(["p1", "p0", "p1"])
@@ -181,7 +187,7 @@ async def test_undecodable_server_stream_is_typed(frames: list[bytes | str]) -> 
 
     async with scripted_model_server(script) as url:
         with pytest.raises(TtsProtocolError):
-            await _speak(url, [("p0", "One.")], timeout_s=2.0)
+            await _speak(url, [("p0", "One.")], timeout_s=HANG_GUARD_S)
 
 
 async def test_error_event_without_piece_id() -> None:
@@ -203,7 +209,7 @@ async def test_sending_after_finish_is_refused() -> None:
         await peer.connection.wait_closed()
 
     async with scripted_model_server(script) as url:
-        async with TtsSession(WebSocketConnector(url), timeout_s=2.0) as session:
+        async with TtsSession(WebSocketConnector(url), timeout_s=HANG_GUARD_S) as session:
             await session.finish()
             with pytest.raises(TtsSessionClosed):
                 await session.synthesize("p0", "Late.", "af_heart", 1.0)
@@ -219,6 +225,6 @@ async def test_session_closes_its_stream_on_exit() -> None:
 
     async with scripted_model_server(script) as url:
         with pytest.raises(RuntimeError):
-            async with TtsSession(WebSocketConnector(url), timeout_s=2.0):
+            async with TtsSession(WebSocketConnector(url), timeout_s=HANG_GUARD_S):
                 raise RuntimeError("the caller went away")
-        await asyncio.wait_for(closed.wait(), 5)
+        await asyncio.wait_for(closed.wait(), HANG_GUARD_S)

@@ -8,6 +8,8 @@ own error event.
 
 from __future__ import annotations
 
+import enum
+
 SERVER_BUSY = "server_busy"  # error code: at capacity, retry later (the one error that ends a session)
 NOT_READY = "not_ready"  # error code: the model is still loading (a client may retry)
 
@@ -77,3 +79,30 @@ class TtsProtocolError(TtsError):
     """The server's byte stream could not be decoded (garbage, unknown event, runaway frame)."""
 
     code = "tts_protocol_error"
+
+
+class Failure(enum.Enum):
+    """What a client framework makes of a session failure: each plugin maps these, and only these, to its
+    framework's own error types (LiveKit's retryable errors, pipecat's error categories)."""
+
+    LOST = "lost"  # unreachable, or the session closed: a new session may work
+    TIMEOUT = "timeout"  # the server went quiet while audio was owed
+    BUSY = "busy"  # every server tried was at capacity: the same request later may work
+    LOADING = "loading"  # the model is still loading: the same request later may work
+    REFUSED = "refused"  # the server refused the piece (its text or settings): sending it again changes nothing
+    OTHER = "other"  # the stream could not be decoded, or a failure of no known kind
+
+
+def failure(err: TtsError) -> Failure:
+    """The kind of ``err``, for a framework plugin."""
+    if isinstance(err, (TtsUnreachable, TtsSessionClosed)):
+        return Failure.LOST
+    if isinstance(err, TtsTimeout):
+        return Failure.TIMEOUT
+    if isinstance(err, TtsBusy):
+        return Failure.BUSY
+    if isinstance(err, TtsServerError) and err.server_code == NOT_READY:
+        return Failure.LOADING
+    if isinstance(err, TtsServerError):
+        return Failure.REFUSED
+    return Failure.OTHER

@@ -11,26 +11,22 @@ from __future__ import annotations
 
 from pipecat.utils.errors import ErrorCategory
 
-from speech_protocol.errors import (
-    NOT_READY,
-    TtsBusy,
-    TtsError,
-    TtsServerError,
-    TtsSessionClosed,
-    TtsTimeout,
-    TtsUnreachable,
-)
+from speech_protocol.errors import Failure, TtsError, TtsServerError, failure
+
+# pipecat's category for each kind of failure.
+CATEGORIES = {
+    Failure.LOST: ErrorCategory.CONNECTIVITY,
+    Failure.TIMEOUT: ErrorCategory.CONNECTIVITY,
+    Failure.BUSY: ErrorCategory.RATE_LIMIT,
+    Failure.LOADING: ErrorCategory.SERVER,
+    Failure.REFUSED: ErrorCategory.APPLICATION,
+    Failure.OTHER: ErrorCategory.SERVER,
+}
 
 
 def category(err: TtsError) -> ErrorCategory:
     """Why the session failed, as pipecat classifies failures."""
-    if isinstance(err, (TtsUnreachable, TtsSessionClosed, TtsTimeout)):
-        return ErrorCategory.CONNECTIVITY
-    if isinstance(err, TtsBusy):
-        return ErrorCategory.RATE_LIMIT
-    if isinstance(err, TtsServerError):
-        return ErrorCategory.SERVER if err.server_code == NOT_READY else ErrorCategory.APPLICATION
-    return ErrorCategory.SERVER
+    return CATEGORIES[failure(err)]
 
 
 def message(err: TtsError) -> str:

@@ -8,26 +8,20 @@ from __future__ import annotations
 
 from livekit.agents import APIConnectionError, APIError, APIStatusError, APITimeoutError
 
-from speech_protocol.errors import (
-    NOT_READY,
-    TtsBusy,
-    TtsError,
-    TtsServerError,
-    TtsSessionClosed,
-    TtsTimeout,
-    TtsUnreachable,
-)
+from speech_protocol.errors import Failure, TtsError, TtsServerError, failure
 
 
 def api_error(err: TtsError) -> APIError:
     """The LiveKit error for one session failure (its message keeps the session's stable code)."""
     message = f"kokoro {err.code}: {err.message}"
-    if isinstance(err, TtsTimeout):
+    kind = failure(err)
+    if kind is Failure.TIMEOUT:
         return APITimeoutError(message)
-    if isinstance(err, (TtsUnreachable, TtsSessionClosed)):
+    if kind is Failure.LOST:
         return APIConnectionError(message)
-    if isinstance(err, TtsBusy) or (isinstance(err, TtsServerError) and err.server_code == NOT_READY):
+    if kind in (Failure.BUSY, Failure.LOADING):
         return APIStatusError(message, status_code=503, body=err.code)  # at capacity or still loading: retried
-    if isinstance(err, TtsServerError):  # the server refused a piece: sending it again changes nothing
-        return APIStatusError(message, status_code=400, body=err.server_code, retryable=False)
+    if kind is Failure.REFUSED:  # sending it again changes nothing
+        server_code = err.server_code if isinstance(err, TtsServerError) else err.code
+        return APIStatusError(message, status_code=400, body=server_code, retryable=False)
     return APIError(message, body=err.code)

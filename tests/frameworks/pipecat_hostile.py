@@ -19,17 +19,14 @@ import sys
 from pathlib import Path
 
 from pipecat.frames.frames import (
-    EndFrame,
     LLMFullResponseEndFrame,
     LLMFullResponseStartFrame,
     LLMTextFrame,
 )
 from pipecat.observers.base_observer import FramePushed
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.runner import PipelineRunner
-from pipecat.pipeline.task import PipelineParams, PipelineTask
+from pipecat.pipeline.task import PipelineTask
 from pipecat_kokoro_server import KokoroServerTTSService
-from pipecat_stream import HANG_S, Watch, renders, say
+from pipecat_stream import HANG_S, Watch, renders, running, say
 
 TOKEN = "a1b2c3d4" * 1280  # 10,240 characters, no space
 
@@ -54,27 +51,21 @@ async def answer(task: PipelineTask, text: str) -> None:
 async def main(base_url: str, following: str, out: Path) -> None:
     tts = KokoroServerTTSService(base_url=base_url, timeout_s=HANG_S)
     watch = HostileWatch(tts)
-    task = PipelineTask(
-        Pipeline([tts]), params=PipelineParams(audio_out_sample_rate=24_000), observers=[watch], idle_timeout_secs=None
-    )
-    runner = asyncio.create_task(PipelineRunner(handle_sigint=False).run(task))
+    async with running(tts, watch) as task:
+        await answer(task, "")
+        await asyncio.wait_for(watch.answers_done.get(), HANG_S)
+        empty_turns = len(watch.order)  # audio contexts opened for it
 
-    await answer(task, "")
-    await asyncio.wait_for(watch.answers_done.get(), HANG_S)
-    empty_turns = len(watch.order)  # audio contexts opened for it
+        await answer(task, TOKEN)
+        token = await watch.turn(empty_turns)
+        await asyncio.wait_for(token.heard_audio.wait(), HANG_S)
+        token_bytes_at_interrupt = await watch.interrupt(task, empty_turns)
+        renders_at_interrupt = renders(base_url)
 
-    await answer(task, TOKEN)
-    token = await watch.turn(empty_turns)
-    await asyncio.wait_for(token.heard_audio.wait(), HANG_S)
-    token_bytes_at_interrupt = await watch.interrupt(task, empty_turns)
-    renders_at_interrupt = renders(base_url)
-
-    await say(task, following)
-    nxt = await watch.turn(empty_turns + 1)
-    await asyncio.wait_for(nxt.stopped.wait(), HANG_S)
-    renders_after_next = renders(base_url)
-    await task.queue_frame(EndFrame())
-    await asyncio.wait_for(runner, HANG_S)
+        await say(task, following)
+        nxt = await watch.turn(empty_turns + 1)
+        await asyncio.wait_for(nxt.stopped.wait(), HANG_S)
+        renders_after_next = renders(base_url)
 
     (out / "next.pcm").write_bytes(bytes(nxt.audio))
     report = {

@@ -13,32 +13,23 @@ import json
 import sys
 from pathlib import Path
 
-from pipecat.frames.frames import EndFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.runner import PipelineRunner
-from pipecat.pipeline.task import PipelineParams, PipelineTask
 from pipecat_kokoro_server import KokoroServerTTSService
-from pipecat_stream import HANG_S, Watch, say
+from pipecat_stream import HANG_S, Watch, running, say
 
 
 async def main(base_url: str, text: str, out: Path) -> None:
     tts = KokoroServerTTSService(base_url=base_url, timeout_s=HANG_S)
     watch = Watch(tts)
-    task = PipelineTask(
-        Pipeline([tts]), params=PipelineParams(audio_out_sample_rate=24_000), observers=[watch], idle_timeout_secs=None
-    )
-    runner = asyncio.create_task(PipelineRunner(handle_sigint=False).run(task))
-    for index, name in enumerate(("before", "after")):
-        if index:
-            await asyncio.to_thread(sys.stdin.readline)  # the server is restarted meanwhile
-        await say(task, text)
-        turn = await watch.turn(index)
-        await asyncio.wait_for(turn.stopped.wait(), HANG_S)
-        (out / f"{name}.pcm").write_bytes(bytes(turn.audio))
-        if not index:
-            print("spoken", flush=True)
-    await task.queue_frame(EndFrame())
-    await asyncio.wait_for(runner, HANG_S)
+    async with running(tts, watch) as task:
+        for index, name in enumerate(("before", "after")):
+            if index:
+                await asyncio.to_thread(sys.stdin.readline)  # the server is restarted meanwhile
+            await say(task, text)
+            turn = await watch.turn(index)
+            await asyncio.wait_for(turn.stopped.wait(), HANG_S)
+            (out / f"{name}.pcm").write_bytes(bytes(turn.audio))
+            if not index:
+                print("spoken", flush=True)
     print(json.dumps({"errors": watch.errors}))
 
 

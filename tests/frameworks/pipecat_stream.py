@@ -19,10 +19,12 @@ line on stdout says what came.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sys
 import urllib.request
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +140,23 @@ class Watch(BaseObserver):
         return self.turns[self.order[index]]
 
 
+@contextlib.asynccontextmanager
+async def running(tts: KokoroServerTTSService, watch: Watch) -> AsyncIterator[PipelineTask]:
+    """``tts`` alone in a running pipeline, ``watch`` observing it; on leaving, an EndFrame ends the pipeline
+    and its run is awaited (cancelled instead if the block failed)."""
+    task = PipelineTask(
+        Pipeline([tts]), params=PipelineParams(audio_out_sample_rate=24_000), observers=[watch], idle_timeout_secs=None
+    )
+    runner = asyncio.create_task(PipelineRunner(handle_sigint=False).run(task))
+    try:
+        yield task
+        await task.queue_frame(EndFrame())
+        await asyncio.wait_for(runner, HANG_S)
+    finally:
+        if not runner.done():
+            runner.cancel()
+
+
 async def say(task: PipelineTask, text: str) -> None:
     await task.queue_frame(LLMFullResponseStartFrame())
     for token in tokens(text):
@@ -178,7 +197,6 @@ async def drive(task: PipelineTask, watch: Watch, base_url: str, texts: tuple[st
     await say(task, following)
     again = await watch.turn(5)
     await asyncio.wait_for(again.stopped.wait(), HANG_S)
-    await task.queue_frame(EndFrame())
 
     base = first.first_audio_ns or 0
     last_cut = cut.last_audio_ns or 0
@@ -197,12 +215,8 @@ async def drive(task: PipelineTask, watch: Watch, base_url: str, texts: tuple[st
 async def main(base_url: str, answer: str, aborted: str, following: str, out: Path) -> None:
     tts = KokoroServerTTSService(base_url=base_url, timeout_s=HANG_S)
     watch = Watch(tts)
-    task = PipelineTask(
-        Pipeline([tts]), params=PipelineParams(audio_out_sample_rate=24_000), observers=[watch], idle_timeout_secs=None
-    )
-    runner = asyncio.create_task(PipelineRunner(handle_sigint=False).run(task))
-    report = await drive(task, watch, base_url, (answer, aborted, following))
-    await asyncio.wait_for(runner, HANG_S)
+    async with running(tts, watch) as task:
+        report = await drive(task, watch, base_url, (answer, aborted, following))
     for name, pcm in report.pop("pcm").items():
         (out / f"{name}.pcm").write_bytes(bytes(pcm))
     report["errors"] = watch.errors

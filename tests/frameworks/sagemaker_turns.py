@@ -18,12 +18,8 @@ from pathlib import Path
 
 from livekit.plugins import kokoro
 from livekit_stream import HANG_S, speak
-from pipecat.frames.frames import EndFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.runner import PipelineRunner
-from pipecat.pipeline.task import PipelineParams, PipelineTask
 from pipecat_kokoro_server import KokoroServerTTSService
-from pipecat_stream import Watch, say
+from pipecat_stream import Watch, running, say
 
 from speech_protocol.transports.sagemaker import SageMakerConnector
 
@@ -43,15 +39,10 @@ async def pipecat_turn(endpoint_url: str, text: str) -> tuple[bytes, int, list[d
         connector=SageMakerConnector(ENDPOINT, REGION, endpoint_url=endpoint_url), timeout_s=HANG_S
     )
     watch = Watch(tts)
-    task = PipelineTask(
-        Pipeline([tts]), params=PipelineParams(audio_out_sample_rate=24_000), observers=[watch], idle_timeout_secs=None
-    )
-    runner = asyncio.create_task(PipelineRunner(handle_sigint=False).run(task))
-    await say(task, text)
-    turn = await watch.turn(0)
-    await asyncio.wait_for(turn.stopped.wait(), HANG_S)
-    await task.queue_frame(EndFrame())
-    await asyncio.wait_for(runner, HANG_S)
+    async with running(tts, watch) as task:
+        await say(task, text)
+        turn = await watch.turn(0)
+        await asyncio.wait_for(turn.stopped.wait(), HANG_S)
     return bytes(turn.audio), len(turn.words), watch.errors
 
 

@@ -34,7 +34,9 @@ from pipecat.services.openai.tts import OpenAITTSService
 from pipecat.services.tts_service import TTSService
 from pipecat.workers.runner import WorkerRunner
 from pipecat_kokoro_server import KokoroServerTTSService
-from streamed_answer import SAMPLE_RATE, answer_figures, server_cpu_s, tokens
+from streamed_answer import answer_figures, server_cpu_s, tokens
+
+from speech_protocol.framing import SAMPLE_RATE
 
 HANG_S = 600.0
 

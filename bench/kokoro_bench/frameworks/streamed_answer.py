@@ -14,7 +14,8 @@ import os
 import re
 from pathlib import Path
 
-SAMPLE_RATE = 24_000
+from speech_protocol.framing import SAMPLE_RATE  # .venv-clients installs the protocol package
+
 _TICK = os.sysconf("SC_CLK_TCK")
 
 

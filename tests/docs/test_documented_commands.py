@@ -92,9 +92,17 @@ def test_every_fence_is_parsed_and_tagged_known() -> None:
 
 @pytest.mark.parametrize("page", [_param(p, b) for p, b in PAGE_BLOCKS.items()])
 def test_documented_commands_run_as_written(
-    page: Path, repo_copy: Path, reader_env: dict[str, str], cuda: bool, shared: Shared, tmp_path: Path
+    page: Path,
+    repo_copy: Path,
+    reader_env: dict[str, str],
+    cuda: bool,
+    shared: Shared,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     page_blocks = PAGE_BLOCKS[page]
+    # Not tmp_path: a server this page starts for later pages too (Shared) keeps its log and TMPDIR here,
+    # and pytest removes a passed test's tmp_path when it ends.
+    tmp_path = tmp_path_factory.mktemp(page.stem)
     env = {**reader_env, "TMPDIR": str(tmp_path)}
     with page_run(repo_copy, env, page_ports(page_blocks, shared), tmp_path, shared) as run:
         for block in page_blocks:

@@ -107,9 +107,11 @@ def agentcore_runtime(template: Path, *settings: str) -> Iterator[Runtime]:
 
 @contextlib.contextmanager
 def local_aws(*options: str) -> Iterator[dict[str, str]]:
-    """``python -m kokoro_devtools.local_aws`` on free ports; yields the variables of the ``export`` line it prints
+    """``python -m kokoro_devtools.local_aws`` on free ports (its SageMaker emulator's too); yields the variables of the ``export`` line it prints
     (moto and the AgentCore emulator as every AWS endpoint, its credentials), for a CLI's environment."""
     command = [sys.executable, "-m", "kokoro_devtools.local_aws", "--port", "0", "--agentcore-port", "0", *options]
+    if "--model-server" in options and "--sagemaker-port" not in options:  # its default, 8443, is one for all
+        command += ["--sagemaker-port", "0"]
     with (
         tempfile.TemporaryFile(mode="w+") as log,
         children.running(command, grace_s=15, stdout=subprocess.PIPE, stderr=log, text=True) as proc,

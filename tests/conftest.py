@@ -4,6 +4,7 @@ the rebuilt torch weights and one torch server on them."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from needs import heaviest_first, mark, scope
 
 from kokoro_server.text.phonemes import Phonemizer
+from kokoro_stacks.agent.bundle_cache import CACHE_VARIABLE
 from kokoro_stacks.project import use_project_node
 
 # The stack tests synthesize in-process: jsii runs on the project's supported Node, as `cdk synth` does.
@@ -59,6 +61,18 @@ def _sigterm_handler_restored() -> Iterator[None]:
     handler = signal.getsignal(signal.SIGTERM)
     yield
     signal.signal(signal.SIGTERM, handler)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One agent bundle cache for the whole run (docs/decisions/164-agent-bundles-kept-across-cdk-outs.md):
+    its workers, and the CLIs, synths and emulators they start, bundle the agent once per set of inputs instead
+    of once per ``cdk.out``. The run's own, never a reader's: a test's fake projects must not reach theirs.
+    A worker inherits the controller's."""
+    if hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="kokoro-agent-bundles-")
+    os.environ[CACHE_VARIABLE] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

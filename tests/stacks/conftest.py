@@ -1,9 +1,21 @@
-"""Three syntheses of the real app, shared by the stack tests: the defaults and two alternatives."""
+"""Three syntheses of the real app, shared by the stack tests: the defaults and two alternatives; and a small
+project to bundle."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from small_project import small_project
 from stack_synth import ACCOUNT, AGENT_IMAGE, MODEL_IMAGE, Synthesized, synthesize
+
+from kokoro_stacks.project import ProjectPaths
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> ProjectPaths:
+    """A small project to bundle, offline (small_project.py)."""
+    return small_project(tmp_path)
 
 
 @pytest.fixture(scope="session")

@@ -7,16 +7,22 @@ package from a copy of its folder (pure Python, built here: pip builds a local p
 and the repository is no place for its build/ and egg-info); the agent's sources go on top.
 
 Standard library and pip only: the AgentCore emulator builds the same bundle for this machine's platform
-without loading the CDK. The CDK's side (the asset, its hash) is :mod:`kokoro_stacks.agent.bundle`.
+without loading the CDK. The CDK's side (the asset, its hash) is :mod:`kokoro_stacks.agent.bundle`. A finished
+bundle is copied from :mod:`kokoro_stacks.agent.bundle_cache` instead, when one is configured and holds one built
+from the same inputs (:func:`bundle_key`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 
+from kokoro_stacks.agent.bundle_cache import BundleCache
 from kokoro_stacks.agent.bundle_pip import (
     AGENTCORE_PLATFORM,
     BundlingError,
@@ -42,6 +48,10 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path, platform: str = AGENTCOR
     for required in (requirements, paths.agent_dir / ENTRYPOINT, paths.protocol_package / "pyproject.toml"):
         if not required.is_file():
             raise BundlingError(f"cannot bundle the agent: {required} does not exist")
+    cache = BundleCache.configured()
+    key = bundle_key(paths, platform, index_url()) if cache else ""
+    if cache and cache.restore(key, output_dir):
+        return
     check_pip()
     constraints = paths.constraints
     with tempfile.TemporaryDirectory(prefix="agent-bundle-") as scratch:
@@ -63,3 +73,31 @@ def bundle_agent(paths: ProjectPaths, output_dir: Path, platform: str = AGENTCOR
             f"cannot bundle the agent: pip could not resolve its dependencies for {platform}:\n{result.stderr[-4000:]}"
         )
     shutil.copytree(paths.agent_dir, output_dir, ignore=_SKIPPED_SOURCES, dirs_exist_ok=True)
+    if cache:
+        cache.store(key, output_dir)
+
+
+def bundle_key(paths: ProjectPaths, platform: str, index: str) -> str:
+    """Every input of a bundle, hashed: the agent's files and the protocol package's (less what the bundle
+    never reads), the pins, the target platform and the package index pip resolves from. Equal keys, equal
+    bundles, as far as the pins pin (a dependency they leave open resolves to what the index had then, as
+    CDK's own reuse of a ``cdk.out`` bundle keeps it)."""
+    digest = hashlib.sha256(f"{platform}\0{index}\0".encode())
+    inputs = [
+        ("agent", paths.agent_dir, UNREAD_AGENT_FILES),
+        ("speech_protocol", paths.protocol_package, BUILD_OUTPUT_NAMES),
+    ]
+    for label, folder, unread in inputs:
+        for path in _files(folder, unread):
+            digest.update(f"{label}/{path.relative_to(folder).as_posix()}\0".encode() + path.read_bytes() + b"\0")
+    if paths.constraints.is_file():
+        digest.update(b"constraints\0" + paths.constraints.read_bytes())
+    return digest.hexdigest()
+
+
+def _files(folder: Path, unread: tuple[str, ...]) -> Iterator[Path]:
+    """The files under ``folder`` in a stable order, less those a part of whose path matches ``unread``."""
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if path.is_file() and not any(fnmatch(part, pattern) for part in parts for pattern in unread):
+            yield path

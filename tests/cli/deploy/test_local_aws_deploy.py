@@ -22,6 +22,7 @@ from local_aws_cli import IMAGE, REGION, TIMEOUT_S, caller, cli, client
 from repo_copy import REPO, copy_repo
 from speech import assert_heard
 
+from kokoro_stacks.agent.bundle_cache import CACHE_VARIABLE
 from voice_agent.settings import DEFAULT_SCRIPTED_REPLY
 
 JOB_STEP = re.compile(r"^\s+- run: (.+?)(?:\s+#.*)?$", re.M)
@@ -35,8 +36,10 @@ def ask(env: dict[str, str], tmp_path: Path, arn: str, out: str) -> subprocess.C
 
 
 def runner_env(env: dict[str, str]) -> dict[str, str]:
-    """A CI runner's shell: none of this suite's environments on PATH or on the import path."""
-    shell = {name: value for name, value in env.items() if name not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    """A CI runner's shell: none of this suite's environments on PATH or on the import path, and no agent
+    bundle cache: the job's deploy-only environment bundles the agent itself."""
+    unset = ("PYTHONPATH", "VIRTUAL_ENV", CACHE_VARIABLE)
+    shell = {name: value for name, value in env.items() if name not in unset}
     folders = [folder for folder in env["PATH"].split(os.pathsep) if not folder.startswith(str(REPO))]
     return shell | {"PATH": os.pathsep.join(folders)}
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import uvicorn
 
 from speech_protocol.http.readiness import ServerGone, ServerNotReady, wait_ready
+from speech_protocol.http.server_status import FAILED, StatusError, read_status
 
 from . import children
 from .errors import ServerFailed
@@ -33,14 +34,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def model_failed(ping_url: str) -> bool:
-    """The model server's 503 ``{"status": "failed"}`` once its model failed to load: it stays up for
-    SageMaker's health checks, so waiting longer changes nothing."""
-    import httpx  # here, not at start-up: a CLI that never calls a server loads no HTTP client (decision 140)
-
-    with contextlib.suppress(httpx.HTTPError, ValueError):
-        reply = httpx.get(ping_url, timeout=2.0)
-        return reply.status_code == 503 and reply.json().get("status") == "failed"
+def model_failed(url: str) -> bool:
+    """The model server at ``url`` answers ``/ping`` with its model failed to load: it stays up for SageMaker's
+    health checks, so waiting longer changes nothing."""
+    with contextlib.suppress(StatusError):
+        found = read_status(url)
+        return found is not None and found.status == FAILED
     return False
 
 
@@ -70,9 +69,9 @@ def ready_process(
             started.append(proc)
         ping = f"{url}/ping"
         try:
-            wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not model_failed(ping))
+            wait_ready(ping, timeout_s=timeout_s, alive=lambda: proc.poll() is None and not model_failed(url))
         except (ServerGone, ServerNotReady):
-            why = ": its model failed to load" if proc.poll() is None and model_failed(ping) else ""
+            why = ": its model failed to load" if proc.poll() is None and model_failed(url) else ""
             children.stop(proc, grace_s=0)
             log.seek(0)
             raise ServerFailed(

@@ -27,6 +27,7 @@ from kokoro_server.synthesis_session import SynthesisSession, send_event
 from speech_protocol.client_messages import validate_language, validate_normalize, validate_synthesis_fields
 from speech_protocol.framing import SESSION_PATH
 from speech_protocol.http.browser_access import BrowserGuard
+from speech_protocol.http.server_status import FAILED, LOADING, READY, ServerStatus
 
 INVOCATION_FORMATS = ("wav", "pcm")  # the model server's own streamed WAV and raw PCM16
 
@@ -34,16 +35,9 @@ INVOCATION_FORMATS = ("wav", "pcm")  # the model server's own streamed WAV and r
 async def ping(request: Request) -> Response:
     runtime = runtime_of(request)
     if runtime.ready:  # a busy server is healthy too: SageMaker must not replace it
-        return JSONResponse(
-            {
-                "status": "ready",
-                "engine": runtime.settings.engine,
-                **runtime.admission.snapshot(),
-                **runtime.g2p_status(),
-            }
-        )
-    state = "failed" if runtime.load_error else "loading"
-    return JSONResponse({"status": state}, status_code=503)
+        ready = ServerStatus(READY, runtime.settings.engine, **runtime.admission.snapshot(), **runtime.g2p_status())
+        return JSONResponse(ready.encode())
+    return JSONResponse(ServerStatus(FAILED if runtime.load_error else LOADING).encode(), status_code=503)
 
 
 async def invocations(request: Request) -> Response:

@@ -20,6 +20,7 @@ from servers import SERVER_START_S, model_server_process
 
 from speech_protocol.client_messages import Close, Synthesize, encode_client_message
 from speech_protocol.errors import SERVER_BUSY, TtsBusy
+from speech_protocol.http.server_status import ServerStatus, read_status
 from speech_protocol.server_events import Audio, End, Error, Ready, StreamDecoder
 from speech_protocol.transports.part_stream import PartStream
 from speech_protocol.transports.websocket import WebSocketConnector, session_url
@@ -39,14 +40,16 @@ def server_url():
         yield url
 
 
-def status(url: str) -> dict:
-    return httpx.get(f"{url}/ping", timeout=10).json()
+def status(url: str) -> ServerStatus:
+    found = read_status(url)
+    assert found is not None, f"nothing answers at {url}"
+    return found
 
 
 def capacity(url: str) -> int:
     now = status(url)
-    assert now["status"] == "ready" and now["listeners"] == 0
-    return now["capacity"]
+    assert now.ready and now.listeners == 0
+    return now.capacity
 
 
 async def first_event(ws) -> object:
@@ -89,7 +92,7 @@ async def test_past_capacity_new_sessions_are_refused_and_take_nothing_from_the_
     assert limit >= 1
     async with contextlib.AsyncExitStack() as stack:
         admitted = await open_sessions(server_url, limit, stack)
-        renders = status(server_url)["renders"]
+        renders = status(server_url).renders
         async with websockets.connect(session_url(server_url)) as refused:
             busy = await first_event(refused)
             with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -104,13 +107,13 @@ async def test_past_capacity_new_sessions_are_refused_and_take_nothing_from_the_
         assert int(answer.headers["retry-after"]) >= 1
         assert ping.status_code == 200  # busy is healthy
         refused_cost = status(server_url)
-        assert refused_cost["listeners"] == limit and refused_cost["renders"] == renders  # no worker time
+        assert refused_cost.listeners == limit and refused_cost.renders == renders  # no worker time
 
         heard = await asyncio.gather(*(speak(ws) for ws in admitted))
     assert all(all(size > 0 for size in answer.values()) for answer in heard), heard
     # Every render the server made since is one of the admitted listeners' sentences, one each (a sentence
     # is one chunk): the workers served them and nothing else.
-    assert status(server_url)["renders"] == renders + limit * len(SENTENCES)
+    assert status(server_url).renders == renders + limit * len(SENTENCES)
 
 
 class RetryWitness(WebSocketConnector):
@@ -139,7 +142,7 @@ async def test_agent_waits_out_a_busy_server_then_reports_tts_busy(server_url: s
 
         async def free_a_slot() -> None:  # once the first try has been refused: then the server counts it
             await held[0].close()
-            while status(server_url)["listeners"] >= limit:
+            while status(server_url).listeners >= limit:
                 await asyncio.sleep(0.05)
 
         connector = RetryWitness(server_url, before_retry=free_a_slot)

@@ -36,6 +36,7 @@ from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.phonemes import Phonemizer
 from kokoro_server.whole_text import plan
 from speech_protocol.client_messages import Cancel, Synthesize, encode_client_message
+from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
 
 pytestmark = pytest.mark.slow
@@ -188,7 +189,7 @@ def test_an_uncancelled_torch_render_is_bit_identical_to_kmodels_own(torch_backe
 
 
 def _renders(url: str) -> int:
-    return httpx.get(f"{url}/ping").json()["renders"]
+    return read_status(url).renders
 
 
 async def _renders_at_first_audio(url: str, text: str) -> int:

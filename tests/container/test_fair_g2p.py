@@ -20,6 +20,7 @@ from session_client import read_until, ws_url
 from kokoro_bench.texts import HOSTILE_CODE as CODE_TEXT
 from kokoro_bench.texts import HOSTILE_URL as URL_TEXT
 from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.http.server_status import ServerStatus, read_status
 from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
 
 
@@ -54,8 +55,10 @@ async def until_reading(pid: int) -> None:
             await asyncio.sleep(0.005)
 
 
-def ping(url: str) -> dict:
-    return httpx.get(f"{url}/ping", timeout=30).json()
+def ping(url: str) -> ServerStatus:
+    found = read_status(url)
+    assert found is not None, f"nothing answers at {url}"
+    return found
 
 
 async def _listen(name: str, ws, log: list[tuple[str, object]], until) -> None:
@@ -106,7 +109,7 @@ async def test_hello_beside_hostile_texts_is_answered_before_their_audio(server)
 async def test_a_killed_g2p_process_is_replaced_and_the_next_text_is_served(server) -> None:
     url, proc = server
     before = g2p_pids(proc.pid)
-    replaced = ping(url)["g2p_replaced"]
+    replaced = ping(url).g2p_replaced
     assert len(before) == 1
     (worker,) = before
     async with websockets.connect(ws_url(url), max_size=None) as ws:
@@ -123,7 +126,7 @@ async def test_a_killed_g2p_process_is_replaced_and_the_next_text_is_served(serv
     assert answer.status_code == 200 and len(answer.content) > 0
     after = g2p_pids(proc.pid)
     assert len(after) == 1 and not after & before
-    assert ping(url)["g2p_replaced"] == replaced + 1
+    assert ping(url).g2p_replaced == replaced + 1
 
 
 def test_sigterm_leaves_no_g2p_process(server) -> None:

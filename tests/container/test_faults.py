@@ -8,13 +8,13 @@ import subprocess
 import time
 from collections.abc import Iterator
 
-import httpx
 import pytest
 import websockets
 from process_tree import wait_until_idle
 from servers import SERVER_START_S, model_server_child
 
 from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.http.server_status import ServerStatus, read_status
 from speech_protocol.server_events import Audio, End, Ready, StreamDecoder
 from speech_protocol.transports.websocket import session_url
 
@@ -40,8 +40,10 @@ def server_url(server: tuple[str, subprocess.Popen]) -> str:
     return server[0]
 
 
-def status(url: str) -> dict:
-    return httpx.get(f"{url}/ping", timeout=10).json()
+def status(url: str) -> ServerStatus:
+    found = read_status(url)
+    assert found is not None, f"nothing answers at {url}"
+    return found
 
 
 async def wait_for(condition, timeout_s: float) -> float:
@@ -75,17 +77,17 @@ async def test_a_client_that_stops_reading_is_ended_and_others_are_served(
     async with websockets.connect(
         session_url(server_url), max_queue=1, max_size=None, ping_interval=None, close_timeout=1
     ) as stuck:
-        before = status(server_url)["renders"]
+        before = status(server_url).renders
         await stuck.send(encode_client_message(Synthesize(LONG_TEXT, id="long")))
         assert await normal_session(server_url) > 0.5  # served while the stuck one is held back
         # Backpressure holds the stuck session's audio in bounded socket buffers; after SEND_TIMEOUT_S
         # without progress the server ends it and drops the connection (a close frame could never get out).
-        await wait_for(lambda: status(server_url)["listeners"] == 0, SEND_TIMEOUT_S + 60)
-        renders = status(server_url)["renders"]
+        await wait_for(lambda: status(server_url).listeners == 0, SEND_TIMEOUT_S + 60)
+        renders = status(server_url).renders
         # A few pieces fill the capped buffers (about 5 s of audio); the kernel's autotuned ones took 21.
         assert renders - before <= MAX_PIECES_AHEAD + 1  # + 1: the normal session's
         await asyncio.to_thread(wait_until_idle, proc.pid, 120)
-        assert status(server_url)["renders"] == renders  # its remaining text is not synthesized
+        assert status(server_url).renders == renders  # its remaining text is not synthesized
 
 
 async def test_a_client_vanishing_mid_utterance_stops_its_synthesis(server: tuple[str, subprocess.Popen]) -> None:
@@ -96,12 +98,12 @@ async def test_a_client_vanishing_mid_utterance_stops_its_synthesis(server: tupl
     while not any(isinstance(e, Audio) for e in decoder.feed(await asyncio.wait_for(ws.recv(), 120))):
         pass
     ws.transport.abort()  # gone without a close frame, as a dropped connection
-    await wait_for(lambda: status(server_url)["listeners"] == 0, 30)
-    stopped_at = status(server_url)["renders"]
+    await wait_for(lambda: status(server_url).listeners == 0, 30)
+    stopped_at = status(server_url).renders
     # At rest (however long one render takes on this machine), the count is final: at most the piece
     # already inside the engine finished; the text's other ~40 pieces never ran.
     await asyncio.to_thread(wait_until_idle, proc.pid, 120)
-    assert status(server_url)["renders"] - stopped_at <= 1
+    assert status(server_url).renders - stopped_at <= 1
 
 
 async def _slow_frame(url: str) -> None:
@@ -142,4 +144,4 @@ async def test_oversized_slow_and_garbage_frames_beside_normal_sessions(server_u
     assert results[2] > 0.5 and results[3] > 0.5
     slow.cancel()
     await asyncio.gather(slow, return_exceptions=True)
-    assert status(server_url)["status"] == "ready"
+    assert status(server_url).ready

@@ -23,6 +23,7 @@ from session_client import read_until, ws_url
 from kokoro_server.text.normalize import normalize
 from kokoro_server.text.slices import g2p_slices
 from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Start, StreamDecoder
 
 HEADER_TIMEOUT_S = 2
@@ -140,19 +141,19 @@ def test_work_stops_when_the_client_hangs_up(server):
     rest: reading them all anyway, as a server that does not watch for the hang-up before audio streams does,
     fails the count."""
     url, proc = server
-    before = httpx.get(f"{url}/ping", timeout=10).json()
+    before = read_status(url)
     body = json.dumps({"text": HOSTILE_PATH, "format": "pcm"}).encode()
     head = f"POST /invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=60) as client:
         client.sendall(head.encode() + body)
         deadline = time.monotonic() + 300  # a bound against a hang only
-        while httpx.get(f"{url}/ping", timeout=10).json()["g2p_slices"] == before["g2p_slices"]:
+        while read_status(url).g2p_slices == before.g2p_slices:
             assert time.monotonic() < deadline, "the server never began reading the text"
     # the client has hung up, while the text is being read
     wait_until_idle(proc.pid, timeout_s=300)  # the G2P call ends (seconds), then nothing runs
-    after = httpx.get(f"{url}/ping", timeout=10).json()
-    assert after["renders"] == before["renders"], "the hung-up text was rendered"
-    read = after["g2p_slices"] - before["g2p_slices"]
+    after = read_status(url)
+    assert after.renders == before.renders, "the hung-up text was rendered"
+    read = after.g2p_slices - before.g2p_slices
     assert read < len(g2p_slices(normalize(HOSTILE_PATH).spoken)), f"all {read} slices of the hung-up text were read"
 
 

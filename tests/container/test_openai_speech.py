@@ -19,6 +19,7 @@ from speech import transcribe, wer
 from kokoro_server.openai_api.request import MAX_INPUT_CHARS
 from kokoro_server.openai_api.voices import OPENAI_VOICES
 from speech_protocol.framing import SESSION_PATH
+from speech_protocol.http.server_status import read_status
 
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door."
 FORMATS = ["mp3", "opus", "aac", "flac", "wav", "pcm"]
@@ -209,7 +210,7 @@ def test_sdk_raises_its_typed_error_with_the_body(client):
 
 
 def listeners(url: str) -> int:
-    return httpx.get(f"{url}/ping", timeout=30).json()["listeners"]
+    return read_status(url).listeners
 
 
 def wait_for_listeners(url: str, count: int) -> None:
@@ -224,10 +225,10 @@ def wait_for_listeners(url: str, count: int) -> None:
 async def test_at_capacity_the_refusal_is_a_503_with_retry_after(model_server_url):
     """Idle sessions each hold a listener's share; with every share taken the speech route says when to
     come back, in OpenAI's shape, and the SDK sees the status its retry logic honours."""
-    status = httpx.get(f"{model_server_url}/ping", timeout=30).json()
+    status = read_status(model_server_url)
     ws_url = model_server_url.replace("http", "ws", 1) + SESSION_PATH
     async with contextlib.AsyncExitStack() as stack:
-        for _ in range(status["capacity"] - status["listeners"]):
+        for _ in range(status.capacity - status.listeners):
             ws = await stack.enter_async_context(websockets.connect(ws_url))
             await ws.recv()  # ready: this session holds a share
         async with httpx.AsyncClient(timeout=60) as http:

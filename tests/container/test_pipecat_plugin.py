@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 import subprocess
 
-import httpx
 from framework_clients import ABORTED, ANSWER, MAX_WER, NEXT, REPO, clients, run_client, run_client_across_restart
 from speech import heard_from_cuts, transcribe, wer, words
+
+from speech_protocol.http.server_status import read_status
 
 BYTES_PER_S = 2 * 24_000
 
@@ -87,7 +88,7 @@ def test_pipecat_service_passes_an_empty_answer_and_stops_a_runaway_token(model_
 
 def renders(base_url: str) -> int:
     """How many pieces the server has rendered so far (its /ping counter)."""
-    return int(httpx.get(f"{base_url}/ping", timeout=60).json()["renders"])
+    return read_status(base_url).renders
 
 
 def test_the_pages_example_speaks_as_written(model_server_url):

@@ -10,13 +10,17 @@ import numpy as np
 import pytest
 
 from speech_protocol.client_messages import MAX_TEXT_CHARS
+from speech_protocol.http.server_status import read_status
 
 JSON = {"content-type": "application/json"}
 
 
-def test_ping_is_ready(model_server_url):
+def test_ping_is_ready_and_says_what_it_is(model_server_url):
     r = httpx.get(f"{model_server_url}/ping")
     assert r.status_code == 200 and r.json()["status"] == "ready"
+    found = read_status(model_server_url)  # every field a reader has, typed (speech_protocol.http.server_status)
+    assert found is not None and found.ready and found.engine == "onnx"
+    assert found.capacity >= 1 and found.g2p_workers >= 1 and found.renders >= 0 and found.listeners >= 0
 
 
 def test_wav_by_default_with_streaming_sizes(model_server_url):
@@ -37,7 +41,7 @@ def test_pcm_format_is_raw_samples(model_server_url):
 
 def _renders(url: str) -> int:
     """How many chunks the server has synthesized so far (its /ping counts every render)."""
-    return httpx.get(f"{url}/ping").json()["renders"]
+    return read_status(url).renders
 
 
 def test_streams_first_chunk_before_the_rest(model_server_url):

@@ -6,18 +6,18 @@ import asyncio
 import json
 import random
 
-import httpx
 import pytest
 import websockets
 from session_client import ends, pcm_bytes, read_until, ws_url
 
 from speech_protocol.client_messages import Close, Synthesize, encode_client_message
+from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Audio, End, Error, Ready, Start, StreamDecoder, Words
 
 
 def renders(base_url: str) -> int:
     """The parts the server has rendered so far (its /ping counter; each sentence of a text is a part)."""
-    return int(httpx.get(f"{base_url}/ping", timeout=60).json()["renders"])
+    return read_status(base_url).renders
 
 
 async def test_binary_frame_message_is_spoken(model_server_url):

@@ -23,6 +23,7 @@ from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.whole_text import plan
 from speech_protocol.client_messages import Synthesize, encode_client_message
+from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Audio, StreamDecoder, Words
 
 
@@ -73,7 +74,7 @@ def test_cuda_runs_where_there_is_a_gpu_and_is_a_clear_error_where_not(random_we
 def test_server_on_torch_engine_serves_http_and_session(torch_server_url):
     # The suite's torch server, on the real weights rebuilt from the ONNX export (tests/conftest.py).
     url = torch_server_url
-    assert httpx.get(f"{url}/ping").json()["engine"] == "torch"
+    assert read_status(url).engine == "torch"
     r = httpx.post(f"{url}/invocations", json={"text": "Hi", "format": "pcm"}, timeout=120)
     assert r.status_code == 200 and len(r.content) > 0
 

@@ -23,6 +23,7 @@ from kokoro_server.engine.backend import FRAME_SAMPLES, CancelToken, Inference, 
 from kokoro_server.engine.batch import BatchRow
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.torch_backend import TorchBackend
+from speech_protocol.http.server_status import read_status
 
 pytestmark = pytest.mark.slow
 
@@ -126,7 +127,7 @@ def test_a_server_batching_across_sessions_answers_each(torch_server_url):
     """Three requests at once on the torch server (--max-batch 4): each gets its own speech. The texts are of one
     length bucket (22-23 phonemes), so the ones queued together share a batch."""
     texts = ("Hello there, my friend.", "Yes, of course I can.", "The train leaves at nine.")
-    before = httpx.get(f"{torch_server_url}/ping").json()["renders"]
+    before = read_status(torch_server_url).renders
 
     async def speak_all() -> list[httpx.Response]:
         async with httpx.AsyncClient(timeout=600) as client:
@@ -138,4 +139,4 @@ def test_a_server_batching_across_sessions_answers_each(torch_server_url):
     assert [r.status_code for r in responses] == [200, 200, 200]
     lengths = [len(r.content) for r in responses]
     assert all(n > 0 for n in lengths)
-    assert httpx.get(f"{torch_server_url}/ping").json()["renders"] == before + 3  # one timing per piece spoken
+    assert read_status(torch_server_url).renders == before + 3  # one timing per piece spoken

@@ -16,6 +16,7 @@ from speech import assert_heard, misread, transcribe, wer
 
 from kokoro_devtools.torch_weights import PARTS
 from kokoro_devtools.torch_weights.__main__ import fresh_model
+from speech_protocol.http.server_status import read_status
 
 SENTENCE = "The museum has twelve rooms and forty paintings on show."
 
@@ -39,7 +40,7 @@ def test_the_torch_engine_with_the_rebuilt_weights_is_heard_as_meant(torch_serve
     sentence the recognizer hears as meant; the same sentence with other numbers ("thirteen rooms and fifty
     paintings") is heard as wrong, so the check can fail."""
     with httpx.Client(timeout=300) as client:
-        assert client.get(f"{torch_server_url}/ping").json()["engine"] == "torch"
+        assert read_status(torch_server_url).engine == "torch"
         right, wrong = (
             client.post(f"{torch_server_url}/invocations", json={"text": text, "format": "pcm"}).content
             for text in (SENTENCE, misread(SENTENCE))

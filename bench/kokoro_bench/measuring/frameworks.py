@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import httpx
 import typer
 
 from kokoro_processes.tree import descendants
@@ -30,7 +29,7 @@ from ..paths import PACKAGE, REPO
 from ..texts import TYPICAL
 from .policy_sweep import TOKENS_PER_S
 from .process_stats import listening_pid
-from .server import check_ready, model_server
+from .server import check_ready, model_server, running_status
 
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"
 SCRIPTS = {
@@ -74,7 +73,7 @@ def measure(url: str, repeats: int) -> dict:
             ratio: round(rows["plugin"][key] / rows["openai_route"][key], 3) for ratio, key in RATIOS.items()
         }
         figures["runs"][framework] = runs
-    figures["server_rtf"] = httpx.get(f"{url}/ping", timeout=10).json().get("rtf")
+    figures["server_rtf"] = running_status(url).rtf
     return figures
 
 

@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from typing import Annotated
 
-import httpx
 import typer
 import websockets
 
@@ -38,6 +37,7 @@ from speech_protocol.transports.websocket import session_url
 
 from ..paths import REPO
 from ..texts import HOSTILE_CODE, HOSTILE_URL
+from .server import running_status
 
 HELLO = "Hello."
 SERVER_ARGS = ("--max-sessions", "4")
@@ -73,9 +73,8 @@ async def hello(url: str) -> dict[str, float]:
 
 async def _idle(url: str) -> None:
     """Wait until no session is open, then a little more for a G2P call that cannot be stopped."""
-    async with httpx.AsyncClient() as client:
-        while (await client.get(f"{url}/ping", timeout=30)).json()["listeners"]:
-            await asyncio.sleep(0.2)
+    while (await asyncio.to_thread(running_status, url)).listeners:
+        await asyncio.sleep(0.2)
     await asyncio.sleep(2.0)
 
 
@@ -96,12 +95,12 @@ async def measure_server(url: str, rounds: int) -> dict:
     await hello(url)  # a first request warms what the warm-up did not
     alone = [await hello(url) for _ in range(rounds)]
     beside_ = [await beside(url) for _ in range(rounds)]
-    ping = httpx.get(f"{url}/ping", timeout=30).json()
+    rtf = running_status(url).rtf
 
     def medians(runs: list[dict[str, float]]) -> dict[str, float]:
         return {key: round(statistics.median(r[key] for r in runs), 3) for key in runs[0]}
 
-    return {"alone": medians(alone), "beside": medians(beside_), "rtf": ping["rtf"], "runs": rounds}
+    return {"alone": medians(alone), "beside": medians(beside_), "rtf": rtf, "runs": rounds}
 
 
 def run_server(python_path: str, rounds: int) -> dict:

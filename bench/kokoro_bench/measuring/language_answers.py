@@ -18,7 +18,6 @@ import statistics
 from pathlib import Path
 from typing import Annotated
 
-import httpx
 import typer
 
 from kokoro_bench.paths import DATA
@@ -26,7 +25,7 @@ from kokoro_server.settings import offline_environment
 
 from ..texts import TYPICAL
 from .policy_sweep import TOKENS_PER_S
-from .server import check_ready, model_server
+from .server import check_ready, model_server, running_status
 from .timeline import play
 
 ANSWERS = DATA / "language_answers.json"
@@ -53,7 +52,7 @@ async def _measure(url: str, voice: str, text: str, repeats: int, say) -> dict:
         row[f"{strategy}_stall_s"] = round(statistics.median(p.stall_s for p in played), 3)
     row["audio_s"] = round(statistics.median(p.audio_s for p in runs["pipelined"]), 2)
     row["ratio"] = round(row["pipelined_first_audio_s"] / row["whole_first_audio_s"], 3)
-    row["server_rtf"] = httpx.get(f"{url}/ping", timeout=10).json().get("rtf")
+    row["server_rtf"] = running_status(url).rtf
     return row
 
 

@@ -33,7 +33,7 @@ from kokoro_server.settings import offline_environment
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.voices import DEFAULT_VOICE
 
-from .server import check_ready, model_server
+from .server import check_ready, model_server, running_status
 
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door and online."
 PIECES = 2  # the two sentences
@@ -73,7 +73,7 @@ def time_to_first_byte(url: str, repeats: int, say: Callable[[str], None]) -> di
             for label, path, body in REQUESTS:
                 samples[label].append(byte_times(client, url + path, body))
             say(f"round {round_ + 1}/{repeats}: " + ", ".join(f"{k} {v[-1][0]:.2f} s" for k, v in samples.items()))
-        rtf = client.get(f"{url}/ping").json().get("rtf")
+        rtf = running_status(url).rtf
     medians = {
         label: {
             "first_byte_s": round(statistics.median(first for first, _ in values), 3),

@@ -17,6 +17,7 @@ from kokoro_processes.errors import ServerFailed
 from kokoro_processes.servers import model_server_process
 from speech_protocol.errors import TtsError, TtsServerError
 from speech_protocol.http.readiness import status as http_status
+from speech_protocol.http.server_status import ServerStatus, StatusError, read_status
 from speech_protocol.server_events import Ready, StreamDecoder
 from speech_protocol.transports.websocket import WebSocketConnector, session_url
 from speech_protocol.tts_session import TtsSession
@@ -54,6 +55,18 @@ def model_server(engine: str, device: str, simulate_rtf: float = 0.0) -> Iterato
             yield url
     except ServerFailed as err:
         raise BenchError(f"{err.message}: {' | '.join(err.details) or '(no output)'}") from err
+
+
+def running_status(url: str) -> ServerStatus:
+    """What the server at ``url`` says of itself now (its running rtf, listeners, renders); a BenchError when
+    nothing, or no model server, answers."""
+    try:
+        found = read_status(url)
+    except StatusError as err:
+        raise BenchError(str(err)) from None
+    if found is None:
+        raise BenchError(f"no model server answers at {url}")
+    return found
 
 
 def check_ready(url: str) -> None:

@@ -21,12 +21,12 @@ def running_model_server(url: str, *, timeout_s: float = LOADING_S, answer_s: fl
     first_answer = time.monotonic() + answer_s
 
     def alive() -> bool:  # nothing answering past answer_s, or a failed load: waiting changes nothing
-        return (status(ping) is not None or time.monotonic() < first_answer) and not model_failed(ping)
+        return (status(ping) is not None or time.monotonic() < first_answer) and not model_failed(url)
 
     try:
         wait_ready(ping, timeout_s=timeout_s, alive=alive)
     except ServerGone:
-        if model_failed(ping):
+        if model_failed(url):
             raise CommandFailed(
                 f"the model server at {url} failed to load its model", fix="see that server's log, and restart it"
             ) from None

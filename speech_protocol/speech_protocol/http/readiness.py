@@ -19,6 +19,11 @@ PING_TIMEOUT_S = 2.0  # one ping; a warm server answers in milliseconds
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+def direct_opener() -> urllib.request.OpenerDirector:
+    """An opener that reaches servers directly, never through a proxy from the environment."""
+    return _DIRECT
+
+
 class ServerGone(RuntimeError):
     """The server stopped (its process exited) before it became ready."""
 
@@ -51,4 +56,4 @@ def wait_ready(url: str, *, timeout_s: float, alive: Callable[[], bool] = lambda
         time.sleep(POLL_S)
 
 
-__all__ = ["ServerGone", "ServerNotReady", "status", "wait_ready"]
+__all__ = ["ServerGone", "ServerNotReady", "direct_opener", "status", "wait_ready"]

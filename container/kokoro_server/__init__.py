@@ -4,8 +4,9 @@ bidirectional speech session, on one loaded model. Its public modules, by layer:
 * :mod:`~kokoro_server.cli` (``kokoro-serve``), :mod:`~kokoro_server.environment`, :mod:`~kokoro_server.settings`,
   :mod:`~kokoro_server.listener`: start-up, its ``KOKORO_*`` variables, settings parsed once, the socket and
   its limits;
-* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.http_requests`, :mod:`~kokoro_server.synthesis_session`: the
-  HTTP routes and what both HTTP doors do before speaking, the speech session;
+* :mod:`~kokoro_server.server`, :mod:`~kokoro_server.http_requests`, :mod:`~kokoro_server.front_door`,
+  :mod:`~kokoro_server.synthesis_session`: the HTTP routes, what both HTTP doors do with a request and to speak
+  its text (read, admit, stream, always release), the speech session;
 * :mod:`~kokoro_server.refusals`, :mod:`~kokoro_server.errors`: the root of every refusal (its status and code),
   and refusals on the wire;
 * :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
@@ -30,6 +31,7 @@ __all__ = [
     "engine",
     "environment",
     "errors",
+    "front_door",
     "http_requests",
     "listener",
     "offline_assets",

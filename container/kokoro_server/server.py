@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
@@ -18,10 +16,10 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.encoders import MEDIA_TYPES, encoded, open_encoder
 from kokoro_server.errors import RequestError, http_error_body, session_error
-from kokoro_server.http_requests import read_json, runtime_of, unless_hung_up
+from kokoro_server.front_door import admit, spoken, streamed
+from kokoro_server.http_requests import read_json, runtime_of
 from kokoro_server.openai_api.routes import OPENAI_ROUTES
 from kokoro_server.runtime import NotReady, SpeechRuntime
-from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.settings import ServerSettings
 from kokoro_server.synthesis_session import SynthesisSession, send_event
 from speech_protocol.client_messages import validate_language, validate_normalize, validate_synthesis_fields
@@ -42,7 +40,6 @@ async def ping(request: Request) -> Response:
 
 async def invocations(request: Request) -> Response:
     """One complete text in, its audio streamed out chunk by chunk as each is synthesized."""
-    runtime = runtime_of(request)
     try:
         payload = await read_json(request)
         text, voice, speed = validate_synthesis_fields(payload)
@@ -51,28 +48,15 @@ async def invocations(request: Request) -> Response:
         fmt = payload.get("format", "wav")
         if not isinstance(fmt, str) or fmt not in INVOCATION_FORMATS:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
-        clock = PlaybackClock()
-        chunks = await unless_hung_up(
-            request, runtime.plan(text, voice, speed, clock, normalize=normalize, language=language)
-        )
-        if chunks is None:
+        admitted = await admit(request, text, voice, speed, normalize=normalize, language=language)
+        if admitted is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
-        ticket = runtime.admission.admit()  # last: a request refused for its content holds no share
     except Exception as exc:  # every refusal, and a fault before any audio, as a JSON error
         status, body, headers = http_error_body(exc)
         return JSONResponse(body, status_code=status, headers=headers)
     encoder = open_encoder(fmt)
-
-    async def audio() -> AsyncIterator[bytes]:
-        try:
-            pieces = (rendered.audio async for rendered in runtime.speak(chunks, clock))
-            async for data in encoded(pieces, encoder):
-                yield data
-        finally:
-            ticket.release()
-
-    # The background task releases the share too when the client left before the first byte.
-    return StreamingResponse(audio(), media_type=MEDIA_TYPES[fmt], background=BackgroundTask(ticket.release))
+    audio = encoded((rendered.audio async for rendered in spoken(request, admitted)), encoder)
+    return streamed(admitted, encoder, audio, MEDIA_TYPES[fmt])
 
 
 async def _refuse(websocket: WebSocket, error: Exception) -> None:

@@ -20,6 +20,7 @@ from kokoro_server.engine.synthesizer import Rendered
 from kokoro_server.http_requests import runtime_of, unless_hung_up
 from kokoro_server.scheduler import PlaybackClock
 from kokoro_server.text.chunks import Chunk
+from speech_protocol.client_messages import Synthesize
 
 
 @dataclass
@@ -38,15 +39,12 @@ class Admitted:
         self.ticket.release()
 
 
-async def admit(
-    request: Request, text: str, voice: str | None, speed: float, *, normalize: bool, language: str | None
-) -> Admitted | None:
+async def admit(request: Request, synthesize: Synthesize) -> Admitted | None:
     """The text read and a listener's share taken; None when the client hung up while it was read (answer
     499). Every refusal (the text's, the server's) raises, holding no share."""
     runtime = runtime_of(request)
     clock = PlaybackClock()
-    plan = runtime.plan(text, voice, speed, clock, normalize=normalize, language=language)
-    chunks = await unless_hung_up(request, plan)
+    chunks = await unless_hung_up(request, runtime.plan(synthesize, clock))
     if chunks is None:
         return None
     return Admitted(chunks, clock, runtime.admission.admit())  # last: a text refused for its content holds none

@@ -31,6 +31,7 @@ from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.g2p_pool import G2PPool, default_workers
 from kokoro_server.text.reading import Reading
 from kokoro_server.whole_text import warm_up
+from speech_protocol.client_messages import Synthesize
 from speech_protocol.errors import NOT_READY
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pace import PaceMeter, SpeechModel, Timing
@@ -115,21 +116,16 @@ class SpeechRuntime:
         """Raise UnknownVoice now for a voice or blend this server cannot speak (cached, cheap)."""
         self._synth().voice(voice)
 
-    async def plan(
-        self,
-        text: str,
-        voice: str | None,
-        speed: float,
-        clock: PlaybackClock,
-        *,
-        normalize: bool = True,
-        language: str | None = None,
-    ) -> list[Chunk]:
-        """The chunks of ``text``, read slice by slice on the G2P processes, each slice queued at ``clock``'s
-        deadline (docs/decisions/130-fair-g2p-slices.md), in ``language`` (None: the voice's own)."""
+    async def plan(self, request: Synthesize, clock: PlaybackClock) -> list[Chunk]:
+        """The chunks of ``request``'s text, read slice by slice on the G2P processes, each slice queued at
+        ``clock``'s deadline (docs/decisions/130-fair-g2p-slices.md), in its language (None: the voice's own)."""
         synth = self._synth()
         assert self.g2p_pool is not None  # started before the synthesizer
-        reading = Reading(text, synth.voice(voice), speed, self.g2p_pool.read, normalize=normalize, language=language)
+        read = self.g2p_pool.read
+        voice = synth.voice(request.voice)
+        reading = Reading(
+            request.text, voice, request.speed, read, normalize=request.normalize, language=request.language
+        )
         while (chunks := await self.g2p.run(reading.step, clock)) is None:
             pass
         return chunks

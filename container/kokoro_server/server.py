@@ -22,7 +22,7 @@ from kokoro_server.openai_api.routes import OPENAI_ROUTES
 from kokoro_server.runtime import NotReady, SpeechRuntime
 from kokoro_server.settings import ServerSettings
 from kokoro_server.synthesis_session import SynthesisSession, send_event
-from speech_protocol.client_messages import validate_language, validate_normalize, validate_synthesis_fields
+from speech_protocol.client_messages import parse_synthesize
 from speech_protocol.framing import SESSION_PATH
 from speech_protocol.http.browser_access import BrowserGuard
 from speech_protocol.http.server_status import FAILED, LOADING, READY, ServerStatus
@@ -42,13 +42,11 @@ async def invocations(request: Request) -> Response:
     """One complete text in, its audio streamed out chunk by chunk as each is synthesized."""
     try:
         payload = await read_json(request)
-        text, voice, speed = validate_synthesis_fields(payload)
-        normalize = validate_normalize(payload)
-        language = validate_language(payload)
+        synthesize = parse_synthesize(payload)
         fmt = payload.get("format", "wav")
         if not isinstance(fmt, str) or fmt not in INVOCATION_FORMATS:
             raise RequestError(400, "bad_format", "format must be 'wav' or 'pcm'")
-        admitted = await admit(request, text, voice, speed, normalize=normalize, language=language)
+        admitted = await admit(request, synthesize)
         if admitted is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
     except Exception as exc:  # every refusal, and a fault before any audio, as a JSON error

@@ -230,9 +230,7 @@ class SynthesisSession:
             await self.send(End(utterance.id, 0.0, 0.0, 0.0, 0.0, cancelled=True))
             return
         try:
-            chunks = await self.runtime.plan(
-                msg.text, msg.voice, msg.speed, self.clock, normalize=msg.normalize, language=msg.language
-            )
+            chunks = await self.runtime.plan(msg, self.clock)
         except Exception as exc:  # a bad voice or unspeakable text ends this utterance, not the session
             await self.send(session_error(exc, utterance.id))
             return

@@ -10,10 +10,10 @@ Client to server: every frame (TEXT or BINARY alike: the SageMaker SDK sends BIN
 * ``{"type": "cancel", "id"?: str}``: drop that utterance (or every queued one), stop its audio;
 * ``{"type": "close"}``: finish what is queued, then the server closes the session.
 
-A bad message gets an ``error`` event (:mod:`speech_protocol.server_events`) and the session goes on. The
-field checks (:func:`validate_synthesis_fields`, :func:`parse_speed`, :func:`validate_normalize`,
-:func:`validate_language`) are the
-same for the model server's HTTP requests and the agent's settings.
+A bad message gets an ``error`` event (:mod:`speech_protocol.server_events`) and the session goes on.
+:class:`Synthesize` is the one synthesis request of every front door (:func:`parse_synthesize`); the field
+checks (:func:`validate_synthesis_fields`, :func:`parse_speed`, :func:`validate_normalize`,
+:func:`validate_language`) are the same for the model server's HTTP requests and the agent's settings.
 """
 
 from __future__ import annotations
@@ -121,6 +121,20 @@ def validate_language(obj: dict[str, Any]) -> str | None:
     return language.strip()
 
 
+def parse_synthesize(obj: dict[str, Any], mid: str | None = None) -> Synthesize:
+    """The one synthesis request every front door speaks (a session's message, ``POST /invocations``'s body;
+    the OpenAI route maps its own fields onto it): its fields checked, or a :class:`ProtocolError` for
+    utterance ``mid``. Other keys of ``obj`` (``type``, ``id``, ``format``) are the caller's."""
+    try:
+        text, voice, speed = validate_synthesis_fields(obj)
+        normalize = validate_normalize(obj)
+        language = validate_language(obj)
+    except ProtocolError as err:
+        err.id = mid
+        raise
+    return Synthesize(text=text, id=mid, voice=voice, speed=speed, normalize=normalize, language=language)
+
+
 def _parse_id(obj: dict[str, Any]) -> str | None:
     mid = obj.get("id")
     if mid is None:
@@ -143,14 +157,7 @@ def parse_client_message(obj: Any) -> ClientMessage:
         raise ProtocolError("bad_message", "a message needs a 'type' (synthesize, cancel, close)")
     mid = _parse_id(obj)
     if kind == "synthesize":
-        try:
-            text, voice, speed = validate_synthesis_fields(obj)
-            normalize = validate_normalize(obj)
-            language = validate_language(obj)
-        except ProtocolError as err:
-            err.id = mid
-            raise
-        return Synthesize(text=text, id=mid, voice=voice, speed=speed, normalize=normalize, language=language)
+        return parse_synthesize(obj, mid)
     if kind == "cancel":
         return Cancel(id=mid)
     if kind == "close":

@@ -17,6 +17,7 @@ from speech_protocol.client_messages import (
     decode_client_frame,
     encode_client_message,
     parse_client_message,
+    parse_synthesize,
 )
 from speech_protocol.errors import ProtocolError
 from speech_protocol.server_events import Audio, End, Error, Ready, Start, StreamDecoder, Words, WordSpan, encode_event
@@ -155,3 +156,14 @@ def test_a_language_travels_in_the_synthesize_message():
         with pytest.raises(ProtocolError) as err:
             parse_client_message({"text": "Hola.", "language": bad, "id": 7})
         assert (err.value.code, err.value.id) == ("bad_language", "7")
+
+
+def test_one_synthesis_request_for_the_session_and_the_http_body() -> None:
+    """``/invocations``' body and a session's message are one request type: the same fields, the same checks;
+    the body's own keys (``format``) are left to it, and a refused field names the utterance it belongs to."""
+    body = {"text": "Hola.", "voice": "ef_dora", "speed": 1.25, "normalize": False, "language": "es", "format": "pcm"}
+    assert parse_synthesize(body) == Synthesize("Hola.", voice="ef_dora", speed=1.25, normalize=False, language="es")
+    assert parse_client_message({**body, "id": "u1"}) == parse_synthesize(body, "u1")
+    with pytest.raises(ProtocolError) as refused:
+        parse_synthesize({"text": "Hola.", "speed": 9}, "u2")
+    assert (refused.value.code, refused.value.id) == ("bad_speed", "u2")

@@ -15,7 +15,7 @@ from typing import Any
 
 from kokoro_server.encoders import FORMATS
 from kokoro_server.openai_api.voices import kokoro_voice
-from speech_protocol.client_messages import validate_language
+from speech_protocol.client_messages import Synthesize, validate_language
 from speech_protocol.errors import ProtocolError
 
 MAX_INPUT_CHARS = 4096
@@ -42,6 +42,13 @@ class SpeechRequest:
     model: str
     normalize: bool
     language: str | None  # None: the voice's own
+
+    def synthesize(self) -> Synthesize:
+        """The server's one synthesis request (``speech_protocol.client_messages.Synthesize``), from OpenAI's
+        field names; the formats and the model name stay this route's."""
+        return Synthesize(
+            self.input, voice=self.voice, speed=self.speed, normalize=self.normalize, language=self.language
+        )
 
 
 def _text_field(body: dict[str, Any], field: str, code: str) -> str | None:

@@ -59,9 +59,7 @@ async def admit_speech(request: Request, *, timestamps: bool = False) -> tuple[S
         speech = parse_speech(await read_json(request))
         if timestamps and speech.stream_format != "audio":
             raise ParamError("bad_stream_format", "the timestamps route answers one JSON document", "stream_format")
-        admitted = await admit(
-            request, speech.input, speech.voice, speech.speed, normalize=speech.normalize, language=speech.language
-        )
+        admitted = await admit(request, speech.synthesize())
         if admitted is None:
             return Response(status_code=499)  # nobody is listening; the status only reaches the log
         return speech, admitted

@@ -13,7 +13,6 @@ MODEL_GRAPH = 7  # ModelProto.graph
 GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
 GRAPH_SPARSE_INITIALIZER, GRAPH_QUANTIZATION_ANNOTATION = 15, 14
 NODE_INPUT, NODE_OUTPUT = 1, 2
-TENSOR_NAME = 8  # TensorProto.name
 VALUE_INFO_NAME = 1  # ValueInfoProto.name
 _LEN = 2  # wire type of strings, bytes and embedded messages
 

@@ -24,7 +24,6 @@ from kokoro_devtools.sagemaker_emulator.http2 import StreamGone, StreamPort
 PATH = re.compile(r"^/endpoints/([A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))/invocations-bidirectional-stream\??$")
 EVENT_STREAM = "application/vnd.amazon.eventstream"
 SESSION_PATH = "/invocations-bidirectional-stream"
-_INPUT_CLOSED = object()
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ def rebuilt_torch_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[dic
 @pytest.fixture(scope="session")
 def torch_server_url(rebuilt_torch_weights: tuple[dict, Path]) -> Iterator[str]:
     """A model server on the torch engine (the GPU image's) with the rebuilt weights, batching up to 4 pieces of
-    3 listeners, as the torch tests need it; its warm-up is one word (the pace is not what they check)."""
+    4 listeners, as the torch tests need it; its warm-up is one word (the pace is not what they check)."""
     from servers import SERVER_START_S, model_server_process
 
     _, weights = rebuilt_torch_weights
@@ -136,7 +136,7 @@ def torch_server_url(rebuilt_torch_weights: tuple[dict, Path]) -> Iterator[str]:
         "--max-batch",
         "4",
         "--max-sessions",
-        "3",
+        "4",
         timeout_s=SERVER_START_S,
     ) as url:
         yield url

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 
@@ -60,6 +61,8 @@ class SpeechRuntime:
         self.pace: SpeechModel | None = None  # measured at warm-up: the meter's baseline
         self.meter = PaceMeter()  # the running pace, from every render: admission's capacity and the sessions'
         self.admission = Admission(settings.workers, self.meter, settings.max_sessions)
+        self.batched = 0  # renders that shared a model pass with others: /ping's proof that batching happens
+        self._batched_lock = threading.Lock()  # passes end on worker threads
         self._ready = asyncio.Event()
 
     @property
@@ -185,6 +188,9 @@ class SpeechRuntime:
         outs = self._synth().render_batch(chunks, tokens)
         spent = time.perf_counter() - start
         heard = [len(out.audio) / SAMPLE_RATE for out in outs if isinstance(out, Rendered)]
+        if len(chunks) > 1:
+            with self._batched_lock:
+                self.batched += len(heard)
         for audio_s in heard:
             self.meter.observe(Timing(spent * audio_s / max(sum(heard), 1e-9), audio_s))
         return outs

@@ -69,7 +69,9 @@ class _Job:
         return self.future.cancelled() or self.cancel.cancelled
 
     def joins(self, head: _Job) -> bool:
-        return self.runner is not None and self.runner is head.runner and self.key == head.key
+        # ==, not `is`: the runtime's runner is a bound method, a new object at each access (equal ones share
+        # their instance and function)
+        return self.runner is not None and self.runner == head.runner and self.key == head.key
 
 
 # A batch's work: the items and their tokens in, one outcome per item out (its result, or the exception

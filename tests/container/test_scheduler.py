@@ -6,27 +6,9 @@ import asyncio
 import threading
 
 import pytest
+from scheduler_jobs import occupy, queued
 
 from kokoro_server.scheduler import PlaybackClock, Scheduler
-
-
-async def occupy(scheduler: Scheduler, gate: threading.Event) -> asyncio.Future:
-    """A job that holds the scheduler's one worker until ``gate`` is set; returned once the worker runs it."""
-    running = threading.Event()
-
-    def hold() -> None:
-        running.set()
-        gate.wait()
-
-    blocker = asyncio.ensure_future(scheduler.run(hold))
-    await asyncio.to_thread(running.wait)
-    return blocker
-
-
-async def queued(*jobs: asyncio.Future) -> None:
-    """Let newly made job tasks reach the scheduler: each queues its job in its first step, before it awaits."""
-    await asyncio.sleep(0)
-    assert not any(job.done() for job in jobs)
 
 
 async def test_new_sessions_first_piece_runs_before_buffered_sessions_work():

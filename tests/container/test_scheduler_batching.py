@@ -9,11 +9,10 @@ that failed to cut it short for an urgent piece would hang the test rather than 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, closing
+from contextlib import closing
 
 import pytest
+from scheduler_jobs import held, queued
 
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.batch import frame_groups, token_bucket
@@ -41,55 +40,64 @@ def buffered(seconds: float) -> PlaybackClock:
     return clock
 
 
-async def _taken(scheduler: Scheduler) -> None:
-    """Until the worker has taken every queued job (it then fills its batch, or runs it)."""
-    await asyncio.sleep(0.005)  # the tasks just created have queued their jobs
+async def _taken(scheduler: Scheduler, job: asyncio.Future) -> None:
+    """Until the worker has taken ``job``, just queued, off the queue (it then fills its batch, or runs it)."""
+    await queued(job)
     while scheduler._heap:  # noqa: SLF001 - the queue itself: what this waits on
         await asyncio.sleep(0.005)
-
-
-@asynccontextmanager
-async def _held(scheduler: Scheduler) -> AsyncIterator[None]:
-    """Hold the only worker on a gate while the block queues its jobs; let it go at the block's end."""
-    gate = threading.Event()
-    blocker = asyncio.ensure_future(scheduler.run(gate.wait))
-    await _taken(scheduler)
-    try:
-        yield
-    finally:
-        gate.set()
-        await blocker
 
 
 async def _filling(scheduler: Scheduler, runner: Recorder) -> asyncio.Future:
     """A long piece (1) that the worker has taken and holds while its batch waits to fill."""
     filling = asyncio.ensure_future(scheduler.run_batched(runner, 1, "long", buffered(5.0)))
-    await _taken(scheduler)
+    await _taken(scheduler, filling)
     return filling
 
 
 async def test_jobs_of_one_key_share_batches_most_urgent_first():
     with closing(Scheduler(workers=1, max_batch=3)) as scheduler:
         runner = Recorder()
-        async with _held(scheduler):
+        async with held(scheduler):
             jobs = [
                 asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(10.0 - n))) for n in range(1, 6)
             ]
-            await asyncio.sleep(0.05)
+            await queued(*jobs)
         assert await asyncio.gather(*jobs) == [2, 4, 6, 8, 10]
         assert runner.batches == [[5, 4, 3], [2, 1]]  # the latest-played (most urgent) session first
+
+
+class _Runtime:
+    """Hands its batch runner as the server's runtime does: a bound method, a new object at each access."""
+
+    def __init__(self) -> None:
+        self.recorder = Recorder()
+
+    def render_batch(self, items: list[object], tokens: list[CancelToken]) -> list[object]:
+        return self.recorder(items, tokens)
+
+
+async def test_a_bound_method_runner_batches_the_jobs_of_separate_callers():
+    """Each session's render asks for ``runtime.render_batch`` anew; the jobs share a batch all the same (they
+    once never did: the scheduler compared runners by identity)."""
+    with closing(Scheduler(workers=1, max_batch=4)) as scheduler:
+        runtime = _Runtime()
+        async with held(scheduler):
+            jobs = [asyncio.ensure_future(scheduler.run_batched(runtime.render_batch, n, "k")) for n in (1, 2, 3)]
+            await queued(*jobs)
+        assert await asyncio.gather(*jobs) == [2, 4, 6]
+        assert runtime.recorder.batches == [[1, 2, 3]]
 
 
 async def test_a_first_piece_goes_before_a_full_batch_of_long_pieces():
     with closing(Scheduler(workers=1, max_batch=2, batch_wait_s=LONG_WAIT_S)) as scheduler:
         runner = Recorder()
-        async with _held(scheduler):
+        async with held(scheduler):
             longs = [
                 asyncio.ensure_future(scheduler.run_batched(runner, n, "long", buffered(5.0))) for n in (1, 2, 3, 4)
             ]
-            await asyncio.sleep(0.01)
+            await queued(*longs)
             first = asyncio.ensure_future(scheduler.run_batched(runner, 100, "short", PlaybackClock()))
-            await asyncio.sleep(0.05)
+            await queued(first)
         await asyncio.gather(first, *longs)
         # the first piece's batch is cut short (nothing else of its key, the long pieces are due), then the
         # full batches of long pieces
@@ -117,12 +125,12 @@ async def test_a_piece_arriving_while_a_batch_fills(max_batch: int, key: str, ba
 async def test_cancelled_rows_are_dropped_before_their_batch_runs():
     with closing(Scheduler(workers=1, max_batch=4)) as scheduler:
         runner = Recorder()
-        async with _held(scheduler):
+        async with held(scheduler):
             token = CancelToken()
             kept = [asyncio.ensure_future(scheduler.run_batched(runner, n, "k")) for n in (1, 2)]
             doomed = asyncio.ensure_future(scheduler.run_batched(runner, 3, "k", cancel=token))
             vanished = asyncio.ensure_future(scheduler.run_batched(runner, 4, "k"))
-            await asyncio.sleep(0.02)
+            await queued(*kept, doomed, vanished)
             token.cancel()
             vanished.cancel()  # its client hung up
         assert await asyncio.gather(*kept) == [2, 4]
@@ -134,10 +142,10 @@ async def test_cancelled_rows_are_dropped_before_their_batch_runs():
 async def test_each_caller_gets_its_own_rows_outcome_and_a_failed_batch_fails_all():
     with closing(Scheduler(workers=1, max_batch=4)) as scheduler:
         runner = Recorder()
-        async with _held(scheduler):
+        async with held(scheduler):
             ok = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k"))
             bad = asyncio.ensure_future(scheduler.run_batched(runner, ValueError("row"), "k"))
-            await asyncio.sleep(0.02)
+            await queued(ok, bad)
         assert await ok == 2
         with pytest.raises(ValueError, match="row"):
             await bad
@@ -152,10 +160,10 @@ async def test_each_caller_gets_its_own_rows_outcome_and_a_failed_batch_fails_al
 async def test_max_batch_one_runs_every_batchable_job_alone_in_deadline_order():
     with closing(Scheduler(workers=1)) as scheduler:
         runner = Recorder()
-        async with _held(scheduler):
+        async with held(scheduler):
             later = asyncio.ensure_future(scheduler.run_batched(runner, 1, "k", buffered(30.0)))
             first = asyncio.ensure_future(scheduler.run_batched(runner, 2, "k", PlaybackClock()))
-            await asyncio.sleep(0.02)
+            await queued(later, first)
         await asyncio.gather(later, first)
         assert runner.batches == [[2], [1]]
 

@@ -1,6 +1,7 @@
 """Batched synthesis on the torch engine, on CPU with the real weights (rebuilt from the ONNX export): a
 batch of rows of mixed lengths, voices and speeds gives each row what it gives alone; a row cancelled
-mid-batch is dropped and the others still speak; a server batching across sessions answers each.
+mid-batch is dropped and the others still speak; a server batches the pieces of sessions that wait together
+and answers each with its own.
 
 "Alone" is the unchanged batch-1 ``infer`` with the global generator seeded with the row's seed. Frames and
 sample counts must be equal; the audio within the tolerance of docs/decisions/125-batched-synthesis.md (an
@@ -17,6 +18,7 @@ import httpx
 import numpy as np
 import pytest
 import torch
+from speech import assert_heard
 
 from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import FRAME_SAMPLES, CancelToken, Inference, RenderCancelled
@@ -123,20 +125,40 @@ def test_a_batch_needs_one_token_per_row(backend, rows):
         backend.infer_batch(rows, [None])
 
 
-def test_a_server_batching_across_sessions_answers_each(torch_server_url):
-    """Three requests at once on the torch server (--max-batch 4): each gets its own speech. The texts are of one
-    length bucket (22-23 phonemes), so the ones queued together share a batch."""
-    texts = ("Hello there, my friend.", "Yes, of course I can.", "The train leaves at nine.")
-    before = read_status(torch_server_url).renders
+# One sentence, one chunk of about 270 phonemes: seconds of the torch engine's CPU time, during which the short
+# texts below are read and queued behind it.
+LONG = (
+    "The river runs past the old mill and under two stone bridges, then it winds through the fields and the"
+    " village where the market is held every Saturday morning, and at last it reaches the sea beyond the dunes"
+    " where the fishing boats come in at dusk."
+)
+# Three texts of one length bucket (22-23 phonemes): the pieces of three sessions that may share a pass.
+SHORT = ("Hello there, my friend.", "Yes, of course I can.", "The train leaves at nine.")
 
-    async def speak_all() -> list[httpx.Response]:
+
+def test_a_server_batching_across_sessions_renders_them_in_one_pass_and_answers_each(torch_server_url):
+    """Three texts that arrive while the one model worker renders another session's long sentence wait together
+    and are rendered in one pass (/ping's ``batched`` counts them: one at a time it stays put); each listener
+    hears its own text, so no row went to another (torch_server_url: --max-batch 4, one worker)."""
+    before = read_status(torch_server_url)
+    assert before is not None and before.ready
+
+    async def long_then_shorts() -> list[httpx.Response]:
         async with httpx.AsyncClient(timeout=600) as client:
-            return await asyncio.gather(
-                *(client.post(f"{torch_server_url}/invocations", json={"text": t, "format": "pcm"}) for t in texts)
-            )
+            post = lambda text: client.post(f"{torch_server_url}/invocations", json={"text": text, "format": "pcm"})  # noqa: E731
+            long = asyncio.ensure_future(post(LONG))
+            # Its sentence read (the G2P slice count), its render is on the worker for seconds; the short texts'
+            # reading takes milliseconds, so they are queued before it ends however loaded the machine.
+            while read_status(torch_server_url).g2p_slices == before.g2p_slices:
+                await asyncio.sleep(0.01)
+            shorts = await asyncio.gather(*(post(text) for text in SHORT))
+            assert (await long).status_code == 200
+            return shorts
 
-    responses = asyncio.run(speak_all())
-    assert [r.status_code for r in responses] == [200, 200, 200]
-    lengths = [len(r.content) for r in responses]
-    assert all(n > 0 for n in lengths)
-    assert read_status(torch_server_url).renders == before + 3  # one timing per piece spoken
+    answers = asyncio.run(long_then_shorts())
+    assert [r.status_code for r in answers] == [200, 200, 200]
+    after = read_status(torch_server_url)
+    assert after.batched - before.batched == len(SHORT), (before, after)
+    assert after.renders - before.renders == 1 + len(SHORT)  # one timing per piece spoken
+    for text, answer in zip(SHORT, answers, strict=True):
+        assert_heard(answer.content, 24_000, text)

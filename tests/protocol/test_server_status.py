@@ -23,14 +23,14 @@ from speech_protocol.http.server_status import (
     read_status,
 )
 
-READY_STATUS = ServerStatus(READY, "onnx", 1, 4, 0.31, 12, 2, 0, 40)
+READY_STATUS = ServerStatus(READY, "onnx", 1, 4, 0.31, 12, 3, 2, 0, 40)
 
 
 def test_a_ready_status_round_trips_with_every_field() -> None:
     body = READY_STATUS.encode()
-    assert body["status"] == "ready" and body["rtf"] == 0.31 and len(body) == 9
+    assert body["status"] == "ready" and body["rtf"] == 0.31 and len(body) == 10
     assert decode(json.loads(json.dumps(body))) == READY_STATUS
-    unmeasured = ServerStatus(READY, "torch", 0, 4, None, 0, 2, 0, 0)
+    unmeasured = ServerStatus(READY, "torch", 0, 4, None, 0, 0, 2, 0, 0)
     assert unmeasured.encode()["rtf"] is None and decode(unmeasured.encode()) == unmeasured
 
 
@@ -54,6 +54,7 @@ def test_a_field_this_reader_does_not_know_is_left_out() -> None:
         ({"status": "ready", "listeners": -1}, "listeners must be a count"),
         ({"status": "ready", "capacity": True}, "capacity must be a count"),
         ({"status": "ready", "renders": 1.5}, "renders must be a count"),
+        ({"status": "ready", "batched": -2}, "batched must be a count"),
         ({"status": "ready", "rtf": "0.3"}, "rtf must be a non-negative number"),
         ({"status": "ready", "rtf": -0.1}, "rtf must be a non-negative number"),
         ({"status": "ready", "engine": 5}, "engine must be a string"),

@@ -172,25 +172,6 @@ async def test_frame_over_protocol_limit_is_an_error_not_a_close(model_server_ur
     assert [e.code for e in events if isinstance(e, Error)] == ["frame_too_large"]
 
 
-async def test_the_running_pace_reaches_the_client_when_it_changes(model_server_url):
-    """Ready carries the server's running pace, each ``end`` carries it again only when it changed, and the
-    next session starts from the latest (docs/decisions/121-first-piece-from-the-running-pace.md)."""
-    async with websockets.connect(ws_url(model_server_url)) as ws:
-        for i, text in enumerate(["One.", "A second piece.", "And a third, longer piece of speech."]):
-            await ws.send(encode_client_message(Synthesize(text, id=f"p{i}")))
-        events = await read_until(ws, StreamDecoder(), ends(3))
-    ready = events[0]
-    told = [(ready.rtf, ready.piece_overhead_s)]
-    for end in (e for e in events if isinstance(e, End)):
-        assert (end.rtf is None) == (end.piece_overhead_s is None)
-        if end.rtf is not None:
-            told.append((end.rtf, end.piece_overhead_s))
-    assert all(before != after for before, after in zip(told, told[1:]))  # news only
-    async with websockets.connect(ws_url(model_server_url)) as ws:
-        (following,) = await read_until(ws, StreamDecoder(), lambda events: len(events) >= 1)
-    assert (following.rtf, following.piece_overhead_s) == told[-1]
-
-
 async def test_a_bare_text_never_takes_an_id_the_client_used(model_server_url):
     """The server names a bare ``{"text"}`` ``u<n>``; a client that already used ``u1`` and ``u2`` keeps
     them to itself, so every ``end`` names one utterance."""

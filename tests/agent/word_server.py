@@ -15,13 +15,14 @@ WORD_S = 0.1  # seconds of audio per word, as PCM_CHUNK holds
 class WordServer:
     """Speaks as the real server does: each piece after ``pace_s`` per word of "synthesis", as ``start``,
     its audio (one chunk of WORD_S per word), its ``words`` (``words_after_s`` later) and ``end``; records
-    the cancels it receives, each piece's voice and when each session closes."""
+    the cancels it receives, each piece's text and voice, and when each session closes."""
 
     def __init__(self, pace_s: float, words_after_s: float = 0.0):
         self.pace_s = pace_s
         self.words_after_s = words_after_s  # a piece's words come this long after its audio (later chunks)
         self.cancels: list[Cancel] = []
         self.voices: list[str | None] = []  # each synthesize message's voice, in order
+        self.texts: list[str] = []  # and its text
         self.closed = asyncio.Event()
 
     async def __call__(self, peer: Peer) -> None:
@@ -45,6 +46,7 @@ class WordServer:
         try:
             while isinstance(message := await queue.get(), Synthesize):
                 self.voices.append(message.voice)
+                self.texts.append(message.text)
                 words = message.text.split()
                 if await _happens_within(gone, self.pace_s * len(words)):  # "synthesis", at WORD_S / pace_s real time
                     return

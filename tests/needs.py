@@ -40,6 +40,7 @@ FIXTURES = {"model_server_url": "server", "moto_url": "aws_emulator"}
 NAMES = {
     "model_server_process": "server",
     "model_server_child": "server",
+    "SpeechRuntime": "server",  # the model server's runtime, loaded in the test's own process
     "faster_whisper": "recognizer",
     "chromium_page": "browser",
     "sagemaker_emulator": "aws_emulator",

@@ -28,12 +28,12 @@ from speech_protocol.pieces.segmenter import Segmenter, SegmentPolicy
 
 from .measuring.concurrency import against_one, concurrent_sessions
 from .measuring.lower_bound import against_bound, fit_speech_model
+from .measuring.machine import commit
 from .measuring.overhead import measure_overhead
 from .measuring.process_stats import load_average
 from .measuring.server import advertised_ready, check_ready, check_voice, model_server
 from .measuring.strategies import SENTENCES, STRATEGIES, Run, Trace, speak
 from .measuring.timeline import play
-from .paths import REPO
 from .reporting.cost import MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .reporting.plots import plot_text
 from .reporting.results import BenchReport, SweepResult, summarize, write_json
@@ -206,10 +206,9 @@ def _gpu_name() -> str:
 
 def _machine(settings: BenchSettings) -> dict:
     """Where and how the figures were taken: without this a latency figure means little."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "commit": commit.stdout.strip() or None,
+        "commit": commit(),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, {platform.processor() or 'cpu'}",
         "python": platform.python_version(),
         "engine": settings.engine,

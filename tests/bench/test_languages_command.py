@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[2]
 CODES = {"en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "ja", "zh"}
 
 
@@ -25,3 +26,6 @@ def test_it_measures_all_nine_languages_and_what_loading_them_at_start_would_add
     assert set(figures["lazy"]["first_use_s"]) == CODES - {"en-us", "en-gb"}
     assert figures["worker_memory_mib_all_nine"] > figures["worker_memory_mib_english"] > 0
     assert "would add" in done.stdout
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+    assert figures["commit"] == head.stdout.strip() and figures["date"].startswith("20")  # what it was measured at
+    assert figures["machine"]["cores"] >= 1 and figures["machine"]["load_average_1m"] >= 0

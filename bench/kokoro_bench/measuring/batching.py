@@ -11,8 +11,6 @@ the real-time factor (wall seconds per audio second) are printed for each and wr
 from __future__ import annotations
 
 import json
-import os
-import platform
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +26,7 @@ from speech_protocol.framing import SAMPLE_RATE
 
 from ..errors import BenchError
 from ..settings import int_list
+from .machine import run_record
 
 if TYPE_CHECKING:
     from kokoro_server.engine.torch_backend import TorchBackend
@@ -156,16 +155,7 @@ def batching(
             f"{f['wall_s']:.2f} s: "
             f"{f['audio_s_per_s']:.2f} audio-s/s, rtf {f['rtf']:.3f}"
         )
-    figures = {
-        "runs": [runs[size] for size in sizes],
-        "machine": {
-            "device": device,
-            "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(),
-            "threads": threads,
-            "load_average_1m": round(os.getloadavg()[0], 2),
-        },
-    }
+    figures = {**run_record(), "device": device, "threads": threads, "runs": [runs[size] for size in sizes]}
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(figures, indent=2) + "\n")

@@ -12,7 +12,6 @@ what they printed with the server's rtf.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 from pathlib import Path
@@ -27,6 +26,7 @@ from kokoro_server.settings import offline_environment
 from ..errors import BenchError
 from ..paths import PACKAGE, REPO
 from ..texts import TYPICAL
+from .machine import run_record
 from .policy_sweep import TOKENS_PER_S
 from .process_stats import listening_pid
 from .server import check_ready, model_server, running_status
@@ -102,7 +102,7 @@ def frameworks(
         "repeats": repeats,
         "tokens_per_s": TOKENS_PER_S,
         **figures,
-        "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
+        **run_record(),
     }
     for framework, label in NAMES.items():
         for name, row in figures[framework].items():

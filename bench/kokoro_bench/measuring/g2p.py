@@ -10,8 +10,6 @@ longest text a request may carry). Prints one line per class and writes the figu
 from __future__ import annotations
 
 import json
-import os
-import platform
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -20,6 +18,8 @@ import typer
 
 from kokoro_server.settings import offline_environment
 from speech_protocol.client_messages import MAX_TEXT_CHARS
+
+from .machine import run_record
 
 if TYPE_CHECKING:
     from kokoro_server.text.phonemes import Phonemizer
@@ -98,12 +98,7 @@ def measure(budget_s: float, after_chars: int, say) -> dict:
         "worst_before": {"class": worst_before, **worst(classes[worst_before]["before"])},
         "worst_after": {"class": worst_after, **classes[worst_after]["after"]},
         # G2P is single-threaded: other load on the machine inflates every figure, so it is recorded.
-        "machine": {
-            "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(),
-            "load_average_1m": round(os.getloadavg()[0], 2),
-            "python": platform.python_version(),
-        },
+        **run_record(),
     }
 
 

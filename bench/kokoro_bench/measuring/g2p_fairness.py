@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from speech_protocol.transports.websocket import session_url
 
 from ..paths import REPO
 from ..texts import HOSTILE_CODE, HOSTILE_URL
+from .machine import run_record
 from .server import running_status
 
 HELLO = "Hello."
@@ -137,7 +137,6 @@ def main(
         "command": " ".join(["python -m kokoro_bench g2p-fairness", *sys.argv[1:]]),
         "server_args": list(SERVER_ARGS),
         "hostile_chars": [len(HOSTILE_URL), len(HOSTILE_CODE)],
-        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
     }
     with tempfile.TemporaryDirectory() as tmp:
         commit = unpack(before, Path(tmp))
@@ -145,7 +144,7 @@ def main(
         figures["before"] = {"ref": before, "commit": commit, **run_server(_paths(Path(tmp)), rounds)}
     typer.echo("after: this tree", err=True)
     figures["after"] = {"ref": "this tree", **run_server(_paths(REPO), rounds)}
-    figures["machine"]["load_average_1m"] = round(os.getloadavg()[0], 2)
+    figures = {**run_record(), **figures}  # read at the end: the load both runs ran under
     for side in ("before", "after"):
         f = figures[side]
         f["ratio"] = round(f["beside"]["answer_s"] / f["alone"]["answer_s"], 2)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -29,7 +27,8 @@ from kokoro_devtools.images.sizes import sizes
 from kokoro_processes.errors import ServerFailed
 from kokoro_processes.servers import free_port
 
-from ..paths import REPO, RESULTS
+from ..paths import RESULTS
+from .machine import run_record
 
 SENTENCE = "The weather in Lisbon is sunny today, with a light breeze from the sea."
 AGENT_SETTINGS = ("LLM_PROVIDER=scripted", "TTS_TRANSPORT=websocket", "TTS_URL=http://127.0.0.1:9")  # starts; no call
@@ -56,11 +55,6 @@ def model_rtf(buildah: Buildah) -> float:
         reply = httpx.post(f"{url}/invocations", json={"text": SENTENCE, "format": "pcm"}, timeout=120)
         reply.raise_for_status()
         return (time.monotonic() - started) / (len(reply.content) / 2 / 24000)
-
-
-def commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
-    return done.stdout.strip()
 
 
 def images(
@@ -92,9 +86,7 @@ def images(
         raise typer.Exit(2) from None
     figures = {
         "command": "python -m kokoro_bench images",
-        "date": time.strftime("%Y-%m-%d"),
-        "commit": commit(),
-        "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
+        **run_record(),
         "cold_build_s": {**cold_s, "total_with_bases": cold_total},
         "unchanged_rebuild_s": cached_s,
         "start_up_s": start_s,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +23,7 @@ from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
 
 from ..texts import TYPICAL
+from .machine import run_record
 from .policy_sweep import TOKENS_PER_S
 from .server import check_ready, model_server, running_status
 from .timeline import play
@@ -92,7 +92,7 @@ def language_answers(
         "repeats": repeats,
         "tokens_per_s": TOKENS_PER_S,
         "voices": rows,
-        "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
+        **run_record(),
     }
     for name, row in rows.items():
         typer.echo(

@@ -11,8 +11,6 @@ what that choice trades.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +20,8 @@ import typer
 
 from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
+
+from .machine import run_record
 
 SENTENCES = DATA / "language_sentences.json"
 REPEATS = 5
@@ -83,12 +83,7 @@ def measure(say) -> dict:
             ),
             "all_at_start_extra_mib": round(worker - english, 1),
         },
-        "machine": {
-            "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(),
-            "load_average_1m": round(os.getloadavg()[0], 2),
-            "python": platform.python_version(),
-        },
+        **run_record(),
     }
 
 

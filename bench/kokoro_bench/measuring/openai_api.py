@@ -16,8 +16,6 @@ Two figures, in about two minutes on a 2-core CPU (most of it the server's start
 from __future__ import annotations
 
 import json
-import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -33,6 +31,7 @@ from kokoro_server.settings import offline_environment
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.voices import DEFAULT_VOICE
 
+from .machine import run_record
 from .server import check_ready, model_server, running_status
 
 TEXT = "The museum opens at nine every morning. Tickets are sold at the door and online."
@@ -138,8 +137,7 @@ def openai_api(
     figures = {
         "time_to_first_byte": measured["time_to_first_byte"],
         "encoding": encoding_cost(measured["pieces"], repeats),
-        "machine": {"cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2)},
-        "python": platform.python_version(),
+        **run_record(),
     }
     for label, times in figures["time_to_first_byte"]["median"].items():
         typer.echo(f"{label:28s} first byte {times['first_byte_s']:.3f} s, last byte {times['last_byte_s']:.3f} s")

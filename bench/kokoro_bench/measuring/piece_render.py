@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.voices import DEFAULT_VOICE
 
 from ..errors import BenchError
+from .machine import run_record
 from .process_stats import load_average
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def _run(engine: str, voice: str, repeats: int) -> dict[str, Any]:
         "engine": engine,
         "voice": voice,
         "repeats": repeats,
-        "cpus": os.cpu_count(),
+        **run_record(),
         "load_average_start": start_load,
         "load_average_end": load_average(),
         "rows": rows,

@@ -34,7 +34,7 @@ def table(framework: str, figures: dict) -> str:
     lines = [
         f"The benchmark's typical answer streamed token by token at {figures['tokens_per_s']:g} tokens/s "
         f"(`{figures['command']}`, medians of {figures['repeats']}, alternating, one model server, "
-        f"{figures['machine']['cpus']} CPU cores, its rtf {figures['server_rtf']} after the run); the server's CPU "
+        f"{figures['machine']['cores']} CPU cores, its rtf {figures['server_rtf']} after the run); the server's CPU "
         "is its process and its G2P workers', per answer:",
         "",
         f"| TTS in {FRAMEWORK_NAMES[framework]} | first audio | last audio | audio | server CPU |",

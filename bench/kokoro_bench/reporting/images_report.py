@@ -22,7 +22,7 @@ NAMES = {"model": "model (`ENGINE=onnx`)", "agent": "agent"}
 def table(figures: dict) -> str:
     machine = figures["machine"]
     lines = [
-        f"Measured by `{figures['command']}` on {figures['date']} at {figures['commit']}, {machine['cpus']} CPU cores "
+        f"Measured by `{figures['command']}` on {figures['date']} at {figures['commit']}, {machine['cores']} CPU cores "
         f"(load {machine['load_average_1m']} at the end); the model image spoke at a real-time factor of "
         f"{figures['model_rtf']} once started:",
         "",

@@ -25,7 +25,7 @@ def table(figures: dict) -> str:
     lines = [
         f"The typical answer in each language, streamed at {figures['tokens_per_s']:g} tokens/s by the scripted "
         f"LLM (`{figures['command']}`, medians of {figures['repeats']}, "
-        f"{figures['machine']['cpus']} CPU cores, ONNX engine):",
+        f"{figures['machine']['cores']} CPU cores, ONNX engine):",
         "",
         "| voice | audio | first audio, agent's pipeline | first audio, whole answer | ratio | stall | server rtf |",
         "|---|---|---|---|---|---|---|",

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # torch's OpenMP threads (the torch engine's tests and their server) sleep when idle instead of spinning: on
 # the suite's 2 busy cores a spinning thread only takes time from the other worker's processes (a torch
@@ -29,6 +30,10 @@ from needs import heaviest_first, mark, scope
 from kokoro_server.text.phonemes import Phonemizer
 from kokoro_stacks.agent.bundle_cache import CACHE_VARIABLE
 from kokoro_stacks.project import use_project_node
+from speech_protocol.voices import DEFAULT_VOICE
+
+if TYPE_CHECKING:
+    from kokoro_server.engine.synthesizer import Synthesizer
 
 # The stack tests synthesize in-process: jsii runs on the project's supported Node, as `cdk synth` does.
 use_project_node(os.environ)
@@ -147,3 +152,17 @@ def phonemizer() -> Phonemizer:
     """One misaki G2P per test process, as a server has one: building one loads spaCy and misaki's lexicons
     (seconds), and it keeps nothing from one read to the next."""
     return Phonemizer()
+
+
+@pytest.fixture(scope="session")
+def synth() -> Synthesizer:
+    """The ONNX engine with the offline weights in the test's own process, as a server's worker holds it, with the
+    server's default voice: one per test process (loading it is a second of CPU), and it keeps nothing from one
+    render to the next."""
+    from kokoro_server import assets as model_assets
+    from kokoro_server.engine.registry import load_backend
+    from kokoro_server.engine.synthesizer import Synthesizer
+    from kokoro_server.engine.voices import VoiceBank
+
+    assets = model_assets.resolve("onnx")
+    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice=DEFAULT_VOICE)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from agent_sse import sse
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,10 +51,6 @@ def test_the_wire_keeps_its_field_order() -> None:
     assert list(to_wire(PieceSent("p0", "Hi.", 0.1))) == ["id", "text", "t_s", "type"]
     assert list(to_wire(AudioChunk("p0", 0, b"", 24_000))) == ["type", "id", "seq", "sample_rate", "pcm16"]
     assert TextDelta("a").type == TextDelta.type == "text"
-
-
-def sse(*events) -> list[str]:
-    return [line for e in events for line in (f"data: {json.dumps(to_wire(e))}", "")]
 
 
 def test_the_reader_skips_what_is_not_data_and_stops_at_an_error() -> None:

@@ -7,18 +7,9 @@ import pytest
 
 from kokoro_bench.measuring.piece_render import PIECES, measure, render_once
 from kokoro_bench.reporting.pace_report import pieces_markdown
-from kokoro_server import assets as model_assets
-from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
-from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.text.phonemes import Phonemizer
 from kokoro_server.whole_text import plan
-
-
-@pytest.fixture(scope="module")
-def synth(phonemizer: Phonemizer) -> Synthesizer:
-    assets = model_assets.resolve("onnx")
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
 
 
 def test_heard_is_what_the_server_sends_and_the_rest_was_decoded_for_nothing(

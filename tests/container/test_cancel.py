@@ -30,7 +30,6 @@ from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
-from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.scheduler import Scheduler
 from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.phonemes import Phonemizer
@@ -48,12 +47,6 @@ LONG = (
     " where the fishing boats come in at dusk."
 )
 SHORT = "Yes, of course."
-
-
-@pytest.fixture(scope="module")
-def synth(phonemizer: Phonemizer) -> Synthesizer:
-    assets = model_assets.resolve("onnx")
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
 
 
 @pytest.fixture(scope="module")

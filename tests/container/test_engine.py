@@ -24,11 +24,6 @@ def assets():
     return model_assets.resolve("onnx")
 
 
-@pytest.fixture(scope="module")
-def synth(assets, phonemizer):
-    return Synthesizer(load_backend("onnx", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
-
-
 def test_one_chunk_per_sentence():
     assert chunk_phonemes("hˈɛlO. ɡʊd dˈA! hˌW ɑɹ ju?") == ["hˈɛlO.", "ɡʊd dˈA!", "hˌW ɑɹ ju?"]
 

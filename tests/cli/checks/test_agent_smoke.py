@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import time
+
+from agent_sse import sse
 
 from kokoro_cli.checks.agent_smoke import judge_agent_stream
 from kokoro_cli.checks.smoke_report import Outcome
-from voice_agent.events import AudioChunk, ErrorEvent, Summary, TextDelta, to_wire
+from voice_agent.events import AudioChunk, ErrorEvent, Summary, TextDelta
 
 SPEECH = b"\x01\x00" * 24000  # one second of PCM16
-
-
-def sse(*events) -> list[str]:
-    return [line for e in events for line in (f"data: {json.dumps(to_wire(e))}", "")]
 
 
 SUMMARY = Summary(ttfa_s=0.4, audio_s=1.0, pieces=1, text="Hello.", llm_s=0.2, total_s=1.2)

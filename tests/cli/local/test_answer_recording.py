@@ -8,11 +8,12 @@ import wave
 from dataclasses import asdict
 from pathlib import Path
 
+from agent_sse import sse
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kokoro_cli.local.answer_recording import record_answer, timeline, write_answer
-from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta, read_stream, to_wire
+from voice_agent.events import AudioChunk, ErrorEvent, PieceDone, PieceSent, Summary, TextDelta, read_stream
 
 STREAM = [
     TextDelta("Hi there. "),
@@ -24,16 +25,9 @@ STREAM = [
 ]
 
 
-def sse(events) -> list[str]:
-    lines = []
-    for event in events:
-        lines += [f"data: {json.dumps(to_wire(event))}", ""]
-    return lines
-
-
 def test_recording_and_files(tmp_path: Path) -> None:
     ticks = itertools.count(start=10.0, step=0.5)
-    answer = record_answer(read_stream(sse(STREAM)), started=10.0, clock=lambda: next(ticks))
+    answer = record_answer(read_stream(sse(*STREAM)), started=10.0, clock=lambda: next(ticks))
     assert answer.error is None and answer.summary == STREAM[-1]
     assert answer.text == "Hi there. " and answer.audio_s == 0.2 and answer.ttfa_s == 1.0
     piece = answer.pieces["p0"]
@@ -49,13 +43,13 @@ def test_recording_and_files(tmp_path: Path) -> None:
 
 def test_error_event_ends_the_recording() -> None:
     events = [STREAM[0], ErrorEvent("tts_unreachable", "refused"), STREAM[2]]
-    answer = record_answer(read_stream(sse(events)), started=0.0)
+    answer = record_answer(read_stream(sse(*events)), started=0.0)
     assert answer.error == ErrorEvent("tts_unreachable", "refused") and not answer.pcm
     assert "tts_unreachable" in timeline(answer)[-1]
 
 
 def test_stream_without_summary_is_an_error() -> None:
-    answer = record_answer(read_stream(sse(STREAM[:3])), started=0.0)
+    answer = record_answer(read_stream(sse(*STREAM[:3])), started=0.0)
     assert answer.error.code == "stream_ended" and len(answer.pcm) == 4800
 
 

@@ -20,7 +20,7 @@ from kokoro_server.refusals import Refusal
 from speech_protocol.errors import SERVER_BUSY
 from speech_protocol.pace import PaceMeter
 
-# Share of the measured capacity that is handed out. Synthesis speed varies piece to piece (short pieces
+# Share of the measured capacity that is handed out. Synthesis speed varies chunk to chunk (short ones
 # cost more per second of audio) and a new listener's first piece is a burst; 20% keeps them from
 # starving the others (docs/decisions/080-admission-control.md).
 HEADROOM = 0.8

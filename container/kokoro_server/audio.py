@@ -1,8 +1,8 @@
 """Audio shaping and encoding: float32 model output to PCM16, silence trimming, streamed WAV.
 
-Why trim: every Kokoro piece opens with about 0.3 s of near-silence and ends with some (005-latency-and-first-piece.md).
+Why trim: every chunk Kokoro renders opens with about 0.3 s of near-silence and ends with some (005-latency-and-first-piece.md).
 Sent as is, speech starts 0.3 s after the first audio byte and every sentence seam becomes a gap. We cut
-each piece down to a natural pause and fade the cut edges over a few milliseconds so no click is heard.
+each chunk's audio down to a natural pause and fade the cut edges over a few milliseconds so no click is heard.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from speech_protocol.framing import SAMPLE_RATE
 
 SILENCE_DBFS = -40.0  # "audible": the first 10 ms window whose peak is above this level
 WINDOW = SAMPLE_RATE // 100  # 10 ms analysis windows
-LEAD_PAUSE_S = 0.02  # kept before the first audible window of a piece
+LEAD_PAUSE_S = 0.02  # kept before the first audible window of a chunk
 TRAIL_PAUSE_S = 0.12  # kept after the last audible window: a sentence pause, not a gap
 FADE_S = 0.005
 

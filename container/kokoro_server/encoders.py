@@ -1,13 +1,13 @@
-"""Streaming audio encoders for the OpenAI speech formats: float32 pieces in, container bytes out at once.
+"""Streaming audio encoders for the OpenAI speech formats: float32 audio in, a chunk at a time, container bytes out at once.
 
 Compressed formats go through PyAV (FFmpeg's libmp3lame, libopus, native AAC and FLAC; the wheel bundles
 them) into a sink that cannot seek, so every muxer writes its container front to back and nothing is held
 for a header to be rewritten at the end: MP3 frames, Ogg pages (one at most every 100 ms of audio), ADTS
-frames and FLAC frames leave as each piece is encoded (docs/decisions/105-openai-speech-encoding.md).
+frames and FLAC frames leave as each chunk's audio is encoded (docs/decisions/105-openai-speech-encoding.md).
 ``wav`` and ``pcm`` are the model server's own streamed WAV and raw PCM16, no codec involved.
 
 An encoder is used by one request, one call at a time; calls may run on a worker thread. ``close`` takes
-the same lock as ``encode``, so a request cancelled while a piece is being encoded on a thread frees the
+the same lock as ``encode``, so a request cancelled while a chunk's audio is being encoded on a thread frees the
 codec only once that call has returned.
 """
 
@@ -44,7 +44,7 @@ _CODECS: dict[str, tuple[str, str, int | None, dict[str, str]]] = {
 
 class Encoder(Protocol):
     def encode(self, audio: np.ndarray) -> bytes:
-        """The bytes ready after one more piece of float32 mono audio at 24 kHz (may be empty)."""
+        """The bytes ready after one more block of float32 mono audio at 24 kHz (may be empty)."""
         ...
 
     def finish(self) -> bytes:
@@ -145,10 +145,10 @@ def open_encoder(fmt: str) -> Encoder:
     return CodecEncoder(fmt)
 
 
-async def encoded(pieces: AsyncIterator[np.ndarray], encoder: Encoder) -> AsyncIterator[bytes]:
-    """The container's bytes as each piece of audio arrives, then its end; encoding runs on a thread, off
+async def encoded(blocks: AsyncIterator[np.ndarray], encoder: Encoder) -> AsyncIterator[bytes]:
+    """The container's bytes as each block of audio arrives, then its end; encoding runs on a thread, off
     the event loop. The caller closes ``encoder`` (also when the client leaves before the end)."""
-    async for audio in pieces:
+    async for audio in blocks:
         data = await asyncio.to_thread(encoder.encode, audio)
         if data:
             yield data

@@ -34,13 +34,13 @@ class ServerEnvironment:
     onnx_spin: bool = variable("KOKORO_ONNX_SPIN", True, "ONNX engine: idle threads spin; off where cores are shared.")
     workers: int = variable("KOKORO_WORKERS", 1, "Concurrent inferences.")
     g2p_workers: int = variable("KOKORO_G2P_WORKERS", 0, "G2P processes; 0 = half the cores, 1 to 4.")
-    # Pieces of different sessions spoken in one forward pass (torch engine; 1 = each alone, as the ONNX
+    # Chunks of different sessions rendered in one forward pass (torch engine; 1 = each alone, as the ONNX
     # engine always does), and how long a batch waits to fill (docs/decisions/125-batched-synthesis.md).
-    max_batch: int = variable("KOKORO_MAX_BATCH", 1, "Pieces per forward pass (torch engine); 1 = off.")
+    max_batch: int = variable("KOKORO_MAX_BATCH", 1, "Chunks per forward pass (torch engine); 1 = off.")
     batch_wait_ms: float = variable("KOKORO_BATCH_WAIT_MS", 2.0, "Milliseconds a batch waits to fill.")
     voice: str = variable("KOKORO_VOICE", DEFAULT_VOICE, "Default voice.")
-    # Trim each piece's leading/trailing silence (see kokoro_server.audio).
-    trim: bool = variable("KOKORO_TRIM", True, "Trim silence at piece edges.")
+    # Trim each chunk's leading/trailing silence (see kokoro_server.audio).
+    trim: bool = variable("KOKORO_TRIM", True, "Trim silence at chunk edges.")
     # Where the model's files are, resolved by kokoro_server.assets before the socket opens.
     onnx_model: Path | None = variable("KOKORO_ONNX_MODEL", None)
     torch_model: Path | None = variable("KOKORO_TORCH_MODEL", None)

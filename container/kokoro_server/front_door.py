@@ -1,6 +1,6 @@
 """What both HTTP front doors (``/invocations`` and the OpenAI routes) do to speak a whole text, written once:
 read it (normalizer and G2P, ``runtime.plan``) unless the client hangs up meanwhile, take a listener's share
-last (a text refused for its content holds none), speak it piece by piece, and stream it encoded, closing the
+last (a text refused for its content holds none), speak it chunk by chunk, and stream it encoded, closing the
 encoder and releasing the share however the response ends: finished, failed mid-text, or the client gone
 before the first byte.
 """
@@ -51,7 +51,7 @@ async def admit(request: Request, synthesize: Synthesize) -> Admitted | None:
 
 
 async def spoken(request: Request, admitted: Admitted) -> AsyncIterator[Rendered]:
-    """Each piece as the runtime's speaking loop renders it, its samples counted."""
+    """Each chunk's audio as the runtime's speaking loop renders it, its samples counted."""
     async for rendered in runtime_of(request).speak(admitted.chunks, admitted.clock):
         admitted.samples += len(rendered.audio)
         yield rendered

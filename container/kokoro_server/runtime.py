@@ -80,7 +80,7 @@ class SpeechRuntime:
             trim=s.trim,
         )
         if s.max_batch > 1 and not synthesizer.can_batch:
-            log.warning("--max-batch %d: the %s engine does not batch, each piece runs alone", s.max_batch, s.engine)
+            log.warning("--max-batch %d: the %s engine does not batch, each chunk runs alone", s.max_batch, s.engine)
         self.g2p_pool.wait_ready()
         # The warm-up's text is read by the G2P processes too: this process loads no misaki of its own (decision 141).
         self.pace = warm_up(synthesizer, self.g2p_pool.read, s.warm_up_text)

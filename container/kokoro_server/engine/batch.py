@@ -1,6 +1,6 @@
 """What batching needs to know without loading a model: a row, its length bucket, and frame groups.
 
-The scheduler groups queued pieces by :func:`token_bucket` (a 3-word first piece is never padded to a
+The scheduler groups queued chunks by :func:`token_bucket` (a 3-word first piece is never padded to a
 paragraph), and the torch engine splits a batch again by predicted frames (:func:`frame_groups`) before the
 decoder, whose cost is in frames, under a bound on frames per pass (memory)
 (docs/decisions/125-batched-synthesis.md). Nothing here imports torch: the scheduler and the ONNX image
@@ -27,7 +27,7 @@ MAX_BATCH_FRAMES = 8192
 
 @dataclass(frozen=True)
 class BatchRow:
-    """One piece of a batch: what :meth:`Backend.infer` takes, and the seed of the decoder's random source
+    """One chunk of a batch: what :meth:`Backend.infer` takes, and the seed of the decoder's random source
     (its phase and noise), so that the row draws the same numbers alone or beside others."""
 
     phonemes: str

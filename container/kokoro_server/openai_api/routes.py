@@ -1,9 +1,9 @@
 """The OpenAI speech routes, on the pipeline ``/invocations`` uses: the same body reader and bounds
 (``kokoro_server.http_requests``), the same normalizer and G2P (``runtime.plan``), the same speaking loop
-(``runtime.speak``, one piece per sentence, the first first), the same encoders and the same admission control, taken after the text was read so a refused
+(``runtime.speak``, one chunk per sentence, the first first), the same encoders and the same admission control, taken after the text was read so a refused
 text holds no listener's share.
 
-``stream_format: "audio"`` streams the encoded container as each piece is made; ``"sse"`` sends the same
+``stream_format: "audio"`` streams the encoded container as each chunk is rendered; ``"sse"`` sends the same
 bytes as ``speech.audio.delta`` events (base64 ``audio``), then ``speech.audio.done`` with ``usage``.
 ``/v1/audio/speech/timestamps`` answers one JSON document: the whole encoded audio and each written
 word's time span in it (the spans a session's ``words`` event carries).
@@ -68,7 +68,7 @@ async def admit_speech(request: Request, *, timestamps: bool = False) -> tuple[S
 
 
 async def speech(request: Request) -> Response:
-    """``POST /v1/audio/speech``: audio bytes, or SSE events, streamed from the first piece on."""
+    """``POST /v1/audio/speech``: audio bytes, or SSE events, streamed from the first chunk on."""
     found = await admit_speech(request)
     if isinstance(found, Response):
         return found

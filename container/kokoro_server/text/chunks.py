@@ -52,10 +52,10 @@ def chunks_of(
     whole), each phoneme tied to its written word; :class:`NothingToSay` if none has a speech sound."""
     spans = token_words(spoken, tokens)
     words = tuple(spoken.written[a:b] for a, b in spans)
-    pieces = chunk_phonemes(phonemes)
-    owners = chunk_owners(phonemes, phoneme_owners(spoken, tokens, spans), pieces)
+    parts = chunk_phonemes(phonemes)
+    owners = chunk_owners(phonemes, phoneme_owners(spoken, tokens, spans), parts)
     # A chunk of bare punctuation would be "spoken" as silence: only chunks with a phoneme count.
-    chunks = [Chunk(ps, voice, speed, own, words) for ps, own in zip(pieces, owners) if any(c.isalpha() for c in ps)]
+    chunks = [Chunk(ps, voice, speed, own, words) for ps, own in zip(parts, owners) if any(c.isalpha() for c in ps)]
     if not chunks:
         raise NothingToSay("the text has nothing to speak")
     return chunks
@@ -76,14 +76,14 @@ def _split_long(text: str, limit: int) -> list[str]:
     """Split one over-long sentence at clause punctuation, then at spaces, then hard: never truncate."""
     if len(text) <= limit:
         return [text]
-    pieces: list[str] = []
+    parts: list[str] = []
     for clause in _CLAUSE_END.split(text):
         if len(clause) <= limit:
-            pieces.append(clause)
+            parts.append(clause)
             continue
         for word in clause.split(" "):
-            pieces.extend(word[i : i + limit] for i in range(0, len(word), limit))
-    return _pack(pieces, limit)
+            parts.extend(word[i : i + limit] for i in range(0, len(word), limit))
+    return _pack(parts, limit)
 
 
 def chunk_phonemes(phonemes: str, limit: int = MAX_PHONEMES) -> list[str]:

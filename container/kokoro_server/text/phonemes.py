@@ -25,13 +25,13 @@ if TYPE_CHECKING:  # misaki itself is imported where G2P is built: it pulls in s
     from misaki import en
 
 LONG_TOKEN_CHARS = 24  # tokens up to this long go to G2P as written
-LONG_WORD_CHARS = 48  # letters/digits in one piece (the longest English words have ~45)
-LONG_SYMBOLS = 4  # separators in one piece ("://" stays whole)
+LONG_WORD_CHARS = 48  # letters/digits in one part (the longest English words have ~45)
+LONG_SYMBOLS = 4  # separators in one part ("://" stays whole)
 LONG_DIGITS = 15  # longer digit runs are read digit by digit, like an ID (misaki overflows on 10**306)
 _LONG_TOKEN = re.compile(rf"\S{{{LONG_TOKEN_CHARS + 1},}}")
 _SEPARATORS = re.compile(r"[^\W_]+|[\W_]+")  # alternating runs of letters/digits and of the rest
 # Inside a long token, words as misaki splits them itself: "MyPage2024" -> My, Page, 2024 (cutting such a
-# token at a fixed length instead leaves quadratic pieces: docs/decisions/040-bounded-g2p.md).
+# token at a fixed length instead leaves quadratic parts: docs/decisions/040-bounded-g2p.md).
 _SUBWORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
 _LONG_NUMBER = re.compile(rf"\d{{{LONG_DIGITS + 1},}}")
 
@@ -52,17 +52,17 @@ def _cut(run: str, size: int) -> str:
 
 
 def _spread(token: str) -> str:
-    """A long token as short pieces: a space after each separator run, over-long runs cut."""
-    pieces: list[str] = []
+    """A long token as short parts: a space after each separator run, over-long runs cut."""
+    parts: list[str] = []
     for run in _SEPARATORS.findall(token):
         if run[0].isalnum():
-            pieces.extend(_cut(word, LONG_WORD_CHARS) for word in _SUBWORDS.findall(run) or [run])
+            parts.extend(_cut(word, LONG_WORD_CHARS) for word in _SUBWORDS.findall(run) or [run])
             continue
         cuts = _cut(run, LONG_SYMBOLS).split(" ")
-        if pieces:
-            pieces[-1] += cuts.pop(0)  # "a/" stays one piece, so a separator is read with what it follows
-        pieces.extend(cuts)
-    return " ".join(pieces)
+        if parts:
+            parts[-1] += cuts.pop(0)  # "a/" stays one part, so a separator is read with what it follows
+        parts.extend(cuts)
+    return " ".join(parts)
 
 
 def bound_tokens(text: str) -> str:

@@ -44,8 +44,8 @@ class Reading:
             self._spoken = normalize(self._text, enabled=self._normalize, language=self._lang)
             self._slices = g2p_slices(self._spoken.spoken)
         if len(self._read_slices) < len(self._slices):
-            piece = self._slices[len(self._read_slices)]
-            self._read_slices.append(self._read(piece.text, self._lang))
+            unread = self._slices[len(self._read_slices)]
+            self._read_slices.append(self._read(unread.text, self._lang))
         if len(self._read_slices) < len(self._slices):
             return None
         phonemes, tokens = joined(self._slices, self._read_slices)

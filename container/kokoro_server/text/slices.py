@@ -26,7 +26,7 @@ _SLICE_CUTS = tuple(
 
 
 class Slice(NamedTuple):
-    """One bounded piece of a (bounded) text and the whitespace that separated it from the next one."""
+    """One bounded run of a (bounded) text and the whitespace that separated it from the next one."""
 
     text: str
     separator: str
@@ -66,8 +66,8 @@ def joined(slices: list[Slice], read: list[list[Token]]) -> tuple[str, list[Toke
     """The phoneme string and tokens of the whole text from its slices' readings, with a space after each
     slice's last token, where misaki's reading of the whole text has one (slices end at spaces)."""
     tokens: list[Token] = []
-    for piece, part in zip(slices, read):
-        if part and piece.separator:
+    for text_slice, part in zip(slices, read):
+        if part and text_slice.separator:
             part = [*part[:-1], part[-1]._replace(whitespace=part[-1].whitespace or " ")]
         tokens.extend(part)
     return "".join(t.phonemes + t.whitespace for t in tokens), tokens

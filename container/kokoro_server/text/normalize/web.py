@@ -26,7 +26,7 @@ _SEPARATORS = {
     "~": "tilde",
     "@": "at",
 }
-_PIECE = re.compile(r"\d+|[^\W\d_]+|.", re.S)
+_RUN = re.compile(r"\d+|[^\W\d_]+|.", re.S)
 _TLDS = (
     "com|org|net|edu|gov|io|ai|dev|app|co|uk|us|ca|de|fr|eu|info|biz|me|tv|ly|gg|xyz|cloud|tech|news|shop|site|online"
 )
@@ -37,15 +37,15 @@ _TAIL = r"(?:[/?#][^\s<>\"']*[^\s<>\"'.,;:!?)\]}])?"
 def _say_address(text: str) -> str:
     """Letters stay (G2P reads words and spells capitals), digits one by one, separators by name."""
     words = []
-    for piece in _PIECE.findall(text):
-        if piece.isdigit():
-            words.append(digit_by_digit(piece))
-        elif piece.isalpha():
-            words.append(piece)
-        elif piece in _SEPARATORS:
-            words.append(_SEPARATORS[piece])
-        elif not piece.isspace():
-            words.append(piece)
+    for run in _RUN.findall(text):
+        if run.isdigit():
+            words.append(digit_by_digit(run))
+        elif run.isalpha():
+            words.append(run)
+        elif run in _SEPARATORS:
+            words.append(_SEPARATORS[run])
+        elif not run.isspace():
+            words.append(run)
     return " ".join(words)
 
 

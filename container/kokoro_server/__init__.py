@@ -12,8 +12,7 @@ bidirectional speech session, on one loaded model. Its public modules, by layer:
 * :mod:`~kokoro_server.openai_api`, :mod:`~kokoro_server.encoders`: the OpenAI speech API on the same pipeline, and
   the streaming encoders of its formats;
 * :mod:`~kokoro_server.runtime`, :mod:`~kokoro_server.scheduler`, :mod:`~kokoro_server.admission`: the loaded
-  model, its worker threads, how many listeners it takes;
-* :mod:`~kokoro_server.whole_text`: a whole text planned and spoken in one call (the warm-up, tests, the benchmark);
+  model and its warm-up, its worker threads, how many listeners it takes;
 * :mod:`~kokoro_server.text`: text to chunks (normalization, G2P on its processes, the plan of a text);
 * :mod:`~kokoro_server.engine`: chunks to audio (voices, backends, batching, word timing);
 * :mod:`~kokoro_server.audio`, :mod:`~kokoro_server.assets`, :mod:`~kokoro_server.offline_assets`: PCM and WAV,
@@ -43,5 +42,4 @@ __all__ = [
     "settings",
     "synthesis_session",
     "text",
-    "whole_text",
 ]

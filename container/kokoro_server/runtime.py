@@ -25,13 +25,14 @@ from kokoro_server.engine.batch import token_bucket
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
+from kokoro_server.engine.warm_up import WARM_UP_TEXT
 from kokoro_server.refusals import Refusal
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
 from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.g2p_pool import G2PPool, default_workers
+from kokoro_server.text.phonemes import ReadSlice
 from kokoro_server.text.reading import Reading
-from kokoro_server.whole_text import warm_up
 from speech_protocol.client_messages import Synthesize
 from speech_protocol.errors import NOT_READY
 from speech_protocol.framing import SAMPLE_RATE
@@ -201,3 +202,32 @@ class SpeechRuntime:
             self.g2p_pool.close()
         self.g2p.close(wait_s=0.5)
         self.scheduler.close(wait_s=0.5)
+
+
+# The short piece timed beside the warm-up text ("Thanks for asking,"): the length of an eager first piece.
+SHORT_PIECE_WORDS = 3
+
+
+def warm_up(synth: Synthesizer, read: ReadSlice, text: str = WARM_UP_TEXT, rounds: int = 3) -> SpeechModel:
+    """The pace clients size their pieces by (:meth:`SpeechModel.measured`): ``text``'s first few words
+    (the process's first call, which warms it), then ``text`` once for the real-time factor, then the
+    short piece ``rounds - 1`` more times for its median, since its cost is a small difference of noisy
+    figures (docs/decisions/088-piece-overhead.md). Timing the sentence once, not three times, halved
+    the warm-up (docs/decisions/143-warm-up-times-the-sentence-once.md). Each is read and rendered as a
+    request's text is (:class:`~kokoro_server.text.reading.Reading`, then the synthesizer), on the calling
+    thread: the model worker, before the server takes requests. A slowed backend
+    (:mod:`kokoro_server.engine.slowed`) is timed as it runs."""
+    if rounds < 1:
+        raise ValueError("warm-up needs at least one round")
+
+    def timed(words: str) -> Timing:
+        start = time.perf_counter()
+        chunks = Reading(words, synth.voice(None), 1.0, read).whole()
+        heard = sum(len(synth.render(chunk).audio) for chunk in chunks) / SAMPLE_RATE
+        return Timing(time.perf_counter() - start, max(heard, 1e-3))
+
+    short = " ".join(text.split()[:SHORT_PIECE_WORDS])
+    first = timed(short)
+    sentence = timed(text)
+    shorts = sorted([first, *(timed(short) for _ in range(rounds - 1))], key=lambda t: t.synth_s)
+    return SpeechModel.measured(short=shorts[len(shorts) // 2], sentence=sentence)

@@ -9,14 +9,17 @@ from kokoro_bench.measuring.piece_render import PIECES, measure, render_once
 from kokoro_bench.reporting.pace_report import pieces_markdown
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.text.phonemes import Phonemizer
-from kokoro_server.whole_text import plan
+from kokoro_server.text.reading import Reading
 
 
 def test_heard_is_what_the_server_sends_and_the_rest_was_decoded_for_nothing(
     synth: Synthesizer, phonemizer: Phonemizer
 ) -> None:
     _, decoded, heard = render_once(synth, phonemizer.read, PIECES[1], "af_heart")
-    sent = sum(len(synth.render(chunk).audio) for chunk in plan(synth, phonemizer.read, PIECES[1], "af_heart"))
+    sent = sum(
+        len(synth.render(chunk).audio)
+        for chunk in Reading(PIECES[1], synth.voice("af_heart"), 1.0, phonemizer.read).whole()
+    )
     assert heard == sent and 0 < heard < decoded
 
 

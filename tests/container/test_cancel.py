@@ -33,7 +33,7 @@ from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.scheduler import Scheduler
 from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.phonemes import Phonemizer
-from kokoro_server.whole_text import plan
+from kokoro_server.text.reading import Reading
 from speech_protocol.client_messages import Cancel, Synthesize, encode_client_message
 from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
@@ -51,7 +51,7 @@ SHORT = "Yes, of course."
 
 @pytest.fixture(scope="module")
 def long_chunk(synth: Synthesizer, phonemizer: Phonemizer) -> Chunk:
-    (chunk,) = plan(synth, phonemizer.read, LONG)
+    (chunk,) = Reading(LONG, synth.voice(None), 1.0, phonemizer.read).whole()
     return chunk
 
 
@@ -122,7 +122,7 @@ async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk):
 
 def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synth, phonemizer):
     backend = synth.backend
-    (chunk,) = plan(synth, phonemizer.read, SHORT)
+    (chunk,) = Reading(SHORT, synth.voice(None), 1.0, phonemizer.read).whole()
     style = synth.style(chunk)
     plain = backend.infer(chunk.phonemes, style, 1.0)
     again = backend.infer(chunk.phonemes, style, 1.0)
@@ -134,7 +134,7 @@ def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synt
 def test_a_token_cancelled_before_the_run_stops_it_before_any_work(synth, phonemizer):
     token = CancelToken()
     token.cancel()
-    (chunk,) = plan(synth, phonemizer.read, SHORT)
+    (chunk,) = Reading(SHORT, synth.voice(None), 1.0, phonemizer.read).whole()
     with pytest.raises(RenderCancelled):
         synth.render(chunk, token)
 

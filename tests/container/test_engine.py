@@ -14,9 +14,10 @@ from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.slowed import SlowedBackend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import MixedLanguages, UnknownVoice, VoiceBank
+from kokoro_server.runtime import warm_up
 from kokoro_server.text.chunks import MAX_PHONEMES, NothingToSay, chunk_phonemes
 from kokoro_server.text.languages import UnknownLanguage, language_letter
-from kokoro_server.whole_text import plan, speak, warm_up
+from kokoro_server.text.reading import Reading
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,11 @@ def test_pcm16_clips_instead_of_wrapping():
     assert pcm.tolist() == [32767, -32767, 0]
 
 
+def speak(synth: Synthesizer, read, text: str) -> np.ndarray:
+    """The whole text's audio in one array: its chunks, read as a request's are, rendered in order."""
+    return np.concatenate([synth.render(chunk).audio for chunk in Reading(text, synth.voice(None), 1.0, read).whole()])
+
+
 def test_real_synthesis_starts_speaking_at_once(synth, phonemizer):
     audio = speak(synth, phonemizer.read, "Good morning, how are you?")
     assert 0.8 < len(audio) / 24000 < 4
@@ -128,7 +134,7 @@ def test_an_unknown_engine_is_refused_by_name(assets):
 
 def test_nothing_to_say(synth, phonemizer):
     with pytest.raises(NothingToSay):
-        plan(synth, phonemizer.read, "... !!! ???")
+        Reading("... !!! ???", synth.voice(None), 1.0, phonemizer.read).whole()
 
 
 def test_unknown_default_voice_fails_at_start(assets, phonemizer):

@@ -21,7 +21,7 @@ from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.word_timing import WordTimeline
-from kokoro_server.whole_text import plan
+from kokoro_server.text.reading import Reading
 from speech_protocol.client_messages import Synthesize, encode_client_message
 from speech_protocol.http.server_status import read_status
 from speech_protocol.server_events import Audio, StreamDecoder, Words
@@ -47,7 +47,7 @@ def test_word_spans_have_the_right_structure(random_weights, phonemizer):
     # order, inside the audio (the spans' content is checked on real weights in test_word_timing_speech).
     assets = model_assets.resolve("torch", torch_model=random_weights)
     synth = Synthesizer(load_backend("torch", assets, "cpu", 0), VoiceBank(assets), default_voice="af_heart")
-    chunks = plan(synth, phonemizer.read, "Hi, you. Go!")
+    chunks = Reading("Hi, you. Go!", synth.voice(None), 1.0, phonemizer.read).whole()
     timeline = WordTimeline(chunks[0].words)
     for chunk in chunks:
         rendered = synth.render(chunk)

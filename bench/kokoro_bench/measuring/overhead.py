@@ -22,7 +22,7 @@ from kokoro_server.assets import AssetError, resolve
 from kokoro_server.environment import ServerEnvironment
 from kokoro_server.runtime import SpeechRuntime
 from kokoro_server.settings import ServerSettings
-from kokoro_server.whole_text import plan
+from kokoro_server.text.reading import Reading
 from speech_protocol.environment import from_env
 from speech_protocol.errors import TtsError
 from speech_protocol.server_events import Audio, End
@@ -118,7 +118,7 @@ def _engine_first_audio(runtime: SpeechRuntime, piece: str, voice: str) -> float
     if synth is None or pool is None:
         raise BenchError("the in-process engine is not loaded")
     start = time.perf_counter()
-    chunks = plan(synth, pool.read, piece, voice)
+    chunks = Reading(piece, synth.voice(voice), 1.0, pool.read).whole()
     synth.render(chunks[0])
     return time.perf_counter() - start
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kokoro_server.audio import speech_bounds
-from kokoro_server.whole_text import plan
+from kokoro_server.text.reading import Reading
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.voices import DEFAULT_VOICE
 
@@ -46,7 +46,7 @@ def render_once(synth: Synthesizer, read: ReadSlice, text: str, voice: str) -> t
     """(render seconds, decoded samples, heard samples) of one piece: every chunk of its plan."""
     start = time.perf_counter()
     decoded = heard = 0
-    for chunk in plan(synth, read, text, voice):
+    for chunk in Reading(text, synth.voice(voice), 1.0, read).whole():
         out = synth.backend.infer(chunk.phonemes, synth.style(chunk), chunk.speed)
         first, stop = speech_bounds(out.audio)
         decoded += len(out.audio)

@@ -18,8 +18,8 @@ from kokoro_server.admission import Ticket
 from kokoro_server.encoders import Encoder
 from kokoro_server.engine.synthesizer import Rendered
 from kokoro_server.http_requests import runtime_of, unless_hung_up
+from kokoro_server.runtime import Spoken
 from kokoro_server.scheduler import PlaybackClock
-from kokoro_server.text.chunks import Chunk
 from speech_protocol.client_messages import Synthesize
 
 
@@ -27,10 +27,9 @@ from speech_protocol.client_messages import Synthesize
 class Admitted:
     """A text that is read and holds a listener's share until its audio is out."""
 
-    chunks: list[Chunk]
+    spoken: Spoken  # its chunks, and the audio and word spans spoken so far
     clock: PlaybackClock
     ticket: Ticket
-    samples: int = 0  # audio samples spoken so far
 
     def end(self, encoder: Encoder) -> None:
         """Close ``encoder`` and give the share back (both idempotent: the stream's end and the response's
@@ -47,13 +46,12 @@ async def admit(request: Request, synthesize: Synthesize) -> Admitted | None:
     chunks = await unless_hung_up(request, runtime.plan(synthesize, clock))
     if chunks is None:
         return None
-    return Admitted(chunks, clock, runtime.admission.admit())  # last: a text refused for its content holds none
+    return Admitted(Spoken(chunks), clock, runtime.admission.admit())  # last: a text refused for its content holds none
 
 
 async def spoken(request: Request, admitted: Admitted) -> AsyncIterator[Rendered]:
-    """Each chunk's audio as the runtime's speaking loop renders it, its samples counted."""
-    async for rendered in runtime_of(request).speak(admitted.chunks, admitted.clock):
-        admitted.samples += len(rendered.audio)
+    """Each chunk's audio as the runtime's speaking loop renders it (``admitted.spoken`` keeps the tally)."""
+    async for rendered in runtime_of(request).speak(admitted.spoken, admitted.clock):
         yield rendered
 
 

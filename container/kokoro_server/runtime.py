@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 from collections.abc import AsyncIterator
 
 from kokoro_server.admission import Admission
 from kokoro_server.assets import ModelAssets
-from kokoro_server.engine.backend import CancelToken, RenderCancelled
+from kokoro_server.engine.backend import FRAME_SAMPLES, CancelToken, RenderCancelled
 from kokoro_server.engine.batch import token_bucket
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Rendered, Synthesizer
 from kokoro_server.engine.voices import VoiceBank
 from kokoro_server.engine.warm_up import WARM_UP_TEXT
+from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.refusals import Refusal
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
@@ -37,6 +39,7 @@ from speech_protocol.client_messages import Synthesize
 from speech_protocol.errors import NOT_READY
 from speech_protocol.framing import SAMPLE_RATE
 from speech_protocol.pace import PaceMeter, SpeechModel, Timing
+from speech_protocol.server_events import WordSpan
 
 log = logging.getLogger("kokoro_server")
 
@@ -45,6 +48,29 @@ class NotReady(Refusal):
     """The model is still loading (or failed to load)."""
 
     status, code = 503, NOT_READY
+
+
+class Spoken:
+    """One text on its way out: its chunks, and what the speaking loop has made of them so far (its samples,
+    each written word's span in them), kept by :meth:`SpeechRuntime.speak` alike for every front door."""
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+        self._timeline = WordTimeline(chunks[0].words)
+
+    @property
+    def samples(self) -> int:
+        return self._timeline.samples
+
+    def frames(self) -> int:
+        """The model's 25 ms frames spoken so far (the OpenAI API's output tokens)."""
+        return math.ceil(self.samples / FRAME_SAMPLES)
+
+    def words(self) -> list[WordSpan]:
+        return self._timeline.spans()
+
+    def add(self, rendered: Rendered) -> None:
+        self._timeline.add(rendered.spans, len(rendered.audio))
 
 
 class SpeechRuntime:
@@ -163,13 +189,14 @@ class SpeechRuntime:
         return await self.scheduler.run(render, clock, token)
 
     async def speak(
-        self, chunks: list[Chunk], clock: PlaybackClock, cancel: CancelToken | None = None
+        self, spoken: Spoken, clock: PlaybackClock, cancel: CancelToken | None = None
     ) -> AsyncIterator[Rendered]:
         """The one speaking loop of every front door (``/invocations``, the OpenAI routes, the session):
         each chunk rendered in its listener's turn, yielded, and counted as played once the caller has
         handed it on, so the next chunk is queued at the deadline of a listener who has that much more
-        audio. A cancel (``cancel``) ends the loop before, during or after a render, yielding nothing more."""
-        for chunk in chunks:
+        audio. Each chunk yielded is added to ``spoken`` first (its samples, its words' spans). A cancel
+        (``cancel``) ends the loop before, during or after a render, yielding nothing more."""
+        for chunk in spoken.chunks:
             if cancel is not None and cancel.cancelled:
                 return
             try:
@@ -178,6 +205,7 @@ class SpeechRuntime:
                 return
             if cancel is not None and cancel.cancelled:
                 return
+            spoken.add(rendered)
             yield rendered
             clock.played(len(rendered.audio) / SAMPLE_RATE)
 

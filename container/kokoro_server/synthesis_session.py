@@ -22,9 +22,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kokoro_server.audio import to_pcm16
 from kokoro_server.engine.backend import CancelToken
-from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.errors import session_error
-from kokoro_server.runtime import SpeechRuntime
+from kokoro_server.runtime import SpeechRuntime, Spoken
 from kokoro_server.scheduler import PlaybackClock
 from speech_protocol.client_messages import Cancel, Close, Synthesize, decode_client_frame
 from speech_protocol.errors import ProtocolError
@@ -235,33 +234,31 @@ class SynthesisSession:
             await self.send(session_error(exc, utterance.id))
             return
         await self.send(Start(utterance.id))
-        timeline = WordTimeline(chunks[0].words)
-        seq, samples, synth_s, first_audio_s = 0, 0, 0.0, 0.0
+        spoken = Spoken(chunks)
+        seq, synth_s, first_audio_s = 0, 0.0, 0.0
         t0 = started = time.perf_counter()
         queued_s = started - utterance.received
         try:  # a cancel ends the loop quietly (the utterance ends as cancelled); a fault of the engine
             # ends this utterance with an error event, not the session
-            async for rendered in self.runtime.speak(chunks, self.clock, utterance.stop):
+            async for rendered in self.runtime.speak(spoken, self.clock, utterance.stop):
                 synth_s += time.perf_counter() - t0
                 audio = rendered.audio
-                timeline.add(rendered.spans, len(audio))
                 for i in range(0, len(audio), AUDIO_FRAME_SAMPLES):
                     await self.send(Audio(utterance.id, seq, to_pcm16(audio[i : i + AUDIO_FRAME_SAMPLES])))
                     if seq == 0:
                         first_audio_s = time.perf_counter() - utterance.received
                     seq += 1
-                samples += len(audio)
                 t0 = time.perf_counter()
         except ClientGone:
             raise
         except Exception as exc:
             await self.send(session_error(exc, utterance.id))
-        await self.send(Words(utterance.id, timeline.spans()))
+        await self.send(Words(utterance.id, spoken.words()))
         pace = self._pace_news()
         await self.send(
             End(
                 utterance.id,
-                audio_s=round(samples / SAMPLE_RATE, 4),
+                audio_s=round(spoken.samples / SAMPLE_RATE, 4),
                 first_audio_s=round(first_audio_s, 4),
                 synth_s=round(synth_s, 4),
                 queued_s=round(queued_s, 4),

@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import uuid
 from collections.abc import AsyncIterator
 
-import numpy as np
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kokoro_server.encoders import MEDIA_TYPES, encoded, open_encoder
-from kokoro_server.engine.backend import FRAME_SAMPLES
-from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.front_door import Admitted, admit, spoken, streamed
 from kokoro_server.http_requests import read_json, runtime_of, unless_hung_up
 from kokoro_server.openai_api.errors import openai_error
@@ -38,8 +34,8 @@ SSE = "text/event-stream"
 
 def usage(admitted: Admitted) -> dict[str, int]:
     """OpenAI's usage: phonemes the model read in, 25 ms audio frames out."""
-    phonemes = sum(len(chunk.phonemes) for chunk in admitted.chunks)
-    frames = math.ceil(admitted.samples / FRAME_SAMPLES)
+    phonemes = sum(len(chunk.phonemes) for chunk in admitted.spoken.chunks)
+    frames = admitted.spoken.frames()
     return {"input_tokens": phonemes, "output_tokens": frames, "total_tokens": phonemes + frames}
 
 
@@ -87,15 +83,10 @@ async def timestamps(request: Request) -> Response:
         return found
     speech, admitted = found
     encoder = open_encoder(speech.response_format)
-    timeline = WordTimeline(admitted.chunks[0].words)
-
-    async def timed() -> AsyncIterator[np.ndarray]:
-        async for rendered in spoken(request, admitted):
-            timeline.add(rendered.spans, len(rendered.audio))
-            yield rendered.audio
 
     async def speak() -> bytes:
-        return b"".join([part async for part in encoded(timed(), encoder)])
+        audio = (rendered.audio async for rendered in spoken(request, admitted))
+        return b"".join([part async for part in encoded(audio, encoder)])
 
     try:
         audio = await unless_hung_up(request, speak())
@@ -111,8 +102,8 @@ async def timestamps(request: Request) -> Response:
             "response_format": speech.response_format,
             "content_type": MEDIA_TYPES[speech.response_format],
             "sample_rate": SAMPLE_RATE,
-            "duration_s": round(admitted.samples / SAMPLE_RATE, 4),
-            "words": [{"text": w.text, "start_s": w.start_s, "end_s": w.end_s} for w in timeline.spans()],
+            "duration_s": round(admitted.spoken.samples / SAMPLE_RATE, 4),
+            "words": [{"text": w.text, "start_s": w.start_s, "end_s": w.end_s} for w in admitted.spoken.words()],
             "usage": usage(admitted),
         },
         headers=_request_id(),

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import numpy as np
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
 from kokoro_server.admission import Ticket
 from kokoro_server.encoders import Encoder
-from kokoro_server.engine.synthesizer import Rendered
 from kokoro_server.http_requests import runtime_of, unless_hung_up
 from kokoro_server.runtime import Spoken
 from kokoro_server.scheduler import PlaybackClock
@@ -49,10 +49,10 @@ async def admit(request: Request, synthesize: Synthesize) -> Admitted | None:
     return Admitted(Spoken(chunks), clock, runtime.admission.admit())  # last: a text refused for its content holds none
 
 
-async def spoken(request: Request, admitted: Admitted) -> AsyncIterator[Rendered]:
+async def spoken_audio(request: Request, admitted: Admitted) -> AsyncIterator[np.ndarray]:
     """Each chunk's audio as the runtime's speaking loop renders it (``admitted.spoken`` keeps the tally)."""
     async for rendered in runtime_of(request).speak(admitted.spoken, admitted.clock):
-        yield rendered
+        yield rendered.audio
 
 
 def streamed(

@@ -16,7 +16,7 @@ from kokoro_server.admission import ServerBusy
 from kokoro_server.assets import ModelAssets
 from kokoro_server.encoders import MEDIA_TYPES, encoded, open_encoder
 from kokoro_server.errors import RequestError, http_error_body, session_error
-from kokoro_server.front_door import admit, spoken, streamed
+from kokoro_server.front_door import admit, spoken_audio, streamed
 from kokoro_server.http_requests import read_json, runtime_of
 from kokoro_server.openai_api.routes import OPENAI_ROUTES
 from kokoro_server.runtime import NotReady, SpeechRuntime
@@ -54,7 +54,7 @@ async def invocations(request: Request) -> Response:
         status, body, headers = http_error_body(exc)
         return JSONResponse(body, status_code=status, headers=headers)
     encoder = open_encoder(fmt)
-    audio = encoded((rendered.audio async for rendered in spoken(request, admitted)), encoder)
+    audio = encoded(spoken_audio(request, admitted), encoder)
     return streamed(admitted, encoder, audio, MEDIA_TYPES[fmt])
 
 

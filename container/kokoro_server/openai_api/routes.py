@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kokoro_server.encoders import MEDIA_TYPES, encoded, open_encoder
-from kokoro_server.front_door import Admitted, admit, spoken, streamed
+from kokoro_server.front_door import Admitted, admit, spoken_audio, streamed
 from kokoro_server.http_requests import read_json, runtime_of, unless_hung_up
 from kokoro_server.openai_api.errors import openai_error
 from kokoro_server.openai_api.request import MODELS, ParamError, SpeechRequest, parse_speech
@@ -70,7 +70,7 @@ async def speech(request: Request) -> Response:
         return found
     speech, admitted = found
     encoder = open_encoder(speech.response_format)
-    audio = encoded((r.audio async for r in spoken(request, admitted)), encoder)
+    audio = encoded(spoken_audio(request, admitted), encoder)
     if speech.stream_format == "sse":
         return streamed(admitted, encoder, _sse(admitted, audio), SSE, _request_id())
     return streamed(admitted, encoder, audio, MEDIA_TYPES[speech.response_format], _request_id())
@@ -85,8 +85,7 @@ async def timestamps(request: Request) -> Response:
     encoder = open_encoder(speech.response_format)
 
     async def speak() -> bytes:
-        audio = (rendered.audio async for rendered in spoken(request, admitted))
-        return b"".join([part async for part in encoded(audio, encoder)])
+        return b"".join([part async for part in encoded(spoken_audio(request, admitted), encoder)])
 
     try:
         audio = await unless_hung_up(request, speak())

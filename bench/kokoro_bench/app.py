@@ -7,8 +7,8 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 
 Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
 figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
-``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``, ``pieces`` and
-``batching`` (what one part costs), ``frameworks`` (first and last audio inside LiveKit Agents and pipecat), ``images`` (building and
+``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``,
+``batching`` (what batching buys), ``frameworks`` (first and last audio inside LiveKit Agents and pipecat), ``images`` (building and
 starting the two images); each takes ``--help``.
 """
 
@@ -36,7 +36,6 @@ from .measuring import (
     languages,
     normalization,
     openai_api,
-    piece_render,
     policy_sweep,
     soak_command,
 )
@@ -108,7 +107,6 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "language-answers": language_answers.language_answers,
     "normalization": normalization.main,
     "openai-api": openai_api.openai_api,
-    "pieces": piece_render.pieces,
     "batching": batching.batching,
     "images": images.images,
 }

@@ -29,7 +29,6 @@ from ..paths import RESULTS as RESULTS_DIR
 from . import frameworks_report, images_report, interrupt_report, language_report, soak_report
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
 from .markers import replace_between
-from .pace_report import markdown as pace_markdown
 from .simulated_report import load_runs as load_simulated_runs
 from .simulated_report import markdown as simulated_markdown
 
@@ -229,7 +228,6 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
             "",
         ]
     out += simulated_markdown(load_simulated_runs())
-    out += pace_markdown()
     return "\n".join(out).rstrip() + "\n"
 
 

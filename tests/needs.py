@@ -77,7 +77,7 @@ BEHIND_A_COMMAND = {
     "cli/local/test_agent_local.py::test_local_starts_its_own_model_server": ("server",),
     "cli/common/test_signals.py::test_sigterm_to_deploy_agent_local_*": ("server",),
     "cli/common/test_signals.py::test_sigterm_to_the_benchmark_*": ("server",),  # kokoro_bench --quick
-    "cli/common/test_signals.py::test_ctrl_c_to_the_benchmark_mid_render_*": ("server", "model"),  # kokoro_bench --quick
+    "cli/common/test_signals.py::test_ctrl_c_to_the_benchmark_mid_render_*": ("server", "model"),  # --quick
     "cli/common/test_signals.py::test_sigint_to_the_pid_of_deploy_model_synth_*": ("cdk",),
     "cli/deploy/test_deploy_model.py::test_synth_*": ("cdk",),
     "cli/deploy/test_deploy_agent.py::test_synth_*": ("cdk",),

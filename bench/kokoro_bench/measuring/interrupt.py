@@ -33,6 +33,7 @@ from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from ..errors import BenchError
 from ..stats import percentile
+from .machine import run_record
 from .server import advertised_ready, check_ready, model_server
 
 REPLY = (
@@ -173,5 +174,7 @@ def main(
     typer.echo(json.dumps(figures, indent=2))
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps({"figures": figures, "rounds": results}, indent=2))
+        command = f"python -m kokoro_bench interrupt --rounds {rounds}"
+        record = {"command": command, **run_record(), "figures": figures, "rounds": results}
+        json_path.write_text(json.dumps(record, indent=2) + "\n")
         typer.echo(f"wrote {json_path}", err=True)

@@ -7,10 +7,7 @@ what), 2 when an option is wrong or the server could not start, 130 when stopped
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
-import os
-import platform
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +18,8 @@ from kokoro_processes.servers import model_server_child
 from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
+from .machine import run_record
+from .server import running_status
 from .soak import soak
 
 FD_SLACK = 8  # descriptors a quiet server may legitimately hold beyond its warm count (log, a late socket)
@@ -60,14 +59,12 @@ def run(
         ) as (url, proc):
             typer.echo(f"server ready at {url}; {sessions} sessions for {minutes:g} minutes", err=True)
             report = asyncio.run(soak(url, proc.pid, minutes, sessions, terminated=terminated))
+            report["server_rtf"] = running_status(url).rtf  # the pace it kept under the soak's load
     except (BenchError, ServerFailed) as err:
         typer.echo(f"bench soak: {getattr(err, 'message', err)}", err=True)
         raise typer.Exit(2) from None
     report["leaks"] = leaks(report)
-    report["date"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    report["machine"] = (
-        f"{platform.machine()}, {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} at the end"
-    )
+    report |= run_record()
     summary = {k: v for k, v in report.items() if k != "samples"}
     typer.echo(json.dumps(summary, indent=1))
     if json_path is not None:

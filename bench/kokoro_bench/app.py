@@ -15,6 +15,7 @@ starting the two images); each takes ``--help``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -67,8 +68,8 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return  # a subcommand runs instead, with its own options
     offline_environment()
-    from .reporting.report import render  # the run's libraries (matplotlib, the engine) load only now
-    from .run import run_bench, write_outputs
+    from .reporting.run_tables import run_markdown
+    from .run import run_bench, write_outputs  # the run's libraries (matplotlib, the engine) load only now
 
     try:
         settings = with_options(
@@ -87,7 +88,7 @@ def bench(
             simulate_rtf=simulate_rtf,
         )
         report, traces = run_bench(settings, lambda line: typer.echo(line, err=True))
-        typer.echo(render(report))
+        typer.echo(run_markdown(asdict(report)))
         for path in write_outputs(report, traces, settings):
             typer.echo(f"wrote {path}", err=True)
     except BenchError as err:

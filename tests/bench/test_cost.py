@@ -6,7 +6,6 @@ import pytest
 
 from kokoro_bench.measuring.concurrency import ConcurrencyResult
 from kokoro_bench.reporting.cost import (
-    Capacity,
     MeasuredRun,
     at_ladder_top,
     capacity,
@@ -14,8 +13,7 @@ from kokoro_bench.reporting.cost import (
     load_prices,
     machine_label,
 )
-from kokoro_bench.reporting.report import render
-from kokoro_bench.reporting.results import BenchReport
+from kokoro_bench.reporting.run_tables import run_markdown
 
 
 def level(sessions: int, stall: float, p95: float, throughput: float = 2.0) -> ConcurrencyResult:
@@ -64,11 +62,9 @@ def test_a_capacity_at_the_top_of_the_ladder_is_called_a_lower_bound() -> None:
     assert row.sessions == 64 and "lower bound" in row.note
 
 
-@pytest.mark.parametrize(
-    ("sessions", "said"),
-    [(None, "capacity on this machine: no load of the ladder kept zero stall"), (3, "3 concurrent session(s) with")],
-)
+@pytest.mark.parametrize(("sessions", "said"), [(None, "p95 < 1 s: **none**."), (3, "p95 < 1 s: **3**.")])
 def test_the_printed_capacity_reads_as_a_sentence(sessions: int | None, said: str) -> None:
     meta = {"machine": "m", "engine": "onnx", "device": "cpu", "tokens_per_s": 40, "load_average_start": 0}
-    text = render(BenchReport(meta=meta, capacity=Capacity(sessions, None, 0.6)))
+    cap = {"sessions": sessions, "throughput_x": None, "rtf": 0.6}
+    text = run_markdown({"meta": meta, "results": [], "targets": [], "capacity": cap})
     assert said in text and "none concurrent" not in text

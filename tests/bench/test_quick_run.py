@@ -68,7 +68,7 @@ def test_overhead_concurrency_and_targets_are_reported(quick_run) -> None:
 @pytest.mark.slow
 def test_the_tables_are_printed_and_the_timeline_is_a_png(quick_run) -> None:
     proc, _, out = quick_run
-    for heading in ("per text and strategy", "server overhead", "concurrent sessions", "targets"):
+    for heading in ("First audio per text and strategy", "Server overhead", "Concurrent sessions", "Targets"):
         assert heading in proc.stdout
     png = out / "timeline_short.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000

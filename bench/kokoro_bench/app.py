@@ -5,11 +5,13 @@ Exit codes: 0 after a complete run (whether or not every target is met: the figu
 2 when an option is wrong or a figure could not be produced (one line on stderr says which), 130 when
 stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`kokoro_bench.interruption`).
 
-Its subcommands are defined beside what they run: ``soak`` (the endurance run), ``report`` (the pages'
-figures from the results files), ``policy`` (the first-piece policy, computed), ``interrupt`` (barge-in),
-``g2p``, ``g2p-fairness``, ``languages``, ``language-answers``, ``normalization``, ``openai-api``,
-``batching`` (what batching buys), ``frameworks`` (first and last audio inside LiveKit Agents and pipecat), ``images`` (building and
-starting the two images); each takes ``--help``.
+Its subcommands are defined beside what they run. The product, which backs the project's claims: the run
+itself, ``soak`` (the endurance run) and ``report`` (every page's figures from the results files). The
+studies, each a question and a results file whose figures a page or a decision record shows: ``policy``
+(the first-piece policy, computed), ``interrupt`` (barge-in), ``g2p-fairness``, ``languages``,
+``language-answers``, ``normalization``, ``batching``, ``frameworks`` (first and last audio inside LiveKit
+Agents and pipecat) and ``images`` (building and starting the two images). A finished before/after study's
+figures are frozen as text in its decision record and its command is removed. Each takes ``--help``.
 """
 
 from __future__ import annotations
@@ -26,22 +28,19 @@ from speech_protocol.voices import DEFAULT_VOICE
 
 from .errors import BenchError
 from .interruption import interruptible_command
-from .measuring import (
+from .measuring import policy_sweep, soak_command
+from .report_command import report
+from .settings import int_list, name_list, preset, with_options
+from .studies import (
     batching,
     frameworks,
-    g2p,
     g2p_fairness,
     images,
     interrupt,
     language_answers,
     languages,
     normalization,
-    openai_api,
-    policy_sweep,
-    soak_command,
 )
-from .reporting import docs_report
-from .settings import int_list, name_list, preset, with_options
 
 app = typer.Typer(add_completion=False, help=__doc__)
 
@@ -96,21 +95,18 @@ def bench(
         raise typer.Exit(2) from None
 
 
-COMMANDS: dict[str, Callable[..., None]] = {
-    "soak": soak_command.run,
-    "report": docs_report.report,
+PRODUCT: dict[str, Callable[..., None]] = {"soak": soak_command.run, "report": report}
+STUDIES: dict[str, Callable[..., None]] = {
     "policy": policy_sweep.run,
     "interrupt": interrupt.main,
-    "g2p": g2p.g2p,
     "g2p-fairness": g2p_fairness.main,
     "languages": languages.languages,
-    "frameworks": frameworks.frameworks,
     "language-answers": language_answers.language_answers,
     "normalization": normalization.main,
-    "openai-api": openai_api.openai_api,
     "batching": batching.batching,
+    "frameworks": frameworks.frameworks,
     "images": images.images,
 }
 app.callback(invoke_without_command=True)(interruptible_command("bench", bench))
-for _name, _command in COMMANDS.items():
+for _name, _command in (PRODUCT | STUDIES).items():
     app.command(_name)(interruptible_command(f"bench {_name}", _command))

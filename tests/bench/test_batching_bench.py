@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kokoro_bench.app import app
-from kokoro_bench.measuring.batching import batches
+from kokoro_bench.studies.batching import batches
 from kokoro_server.engine.batch import BatchRow, token_bucket
 
 

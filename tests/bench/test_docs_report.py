@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from kokoro_bench.report_command import BLOCKS
 from kokoro_bench.reporting.docs_report import (
     BEGIN,
     PAGE,
@@ -17,6 +18,7 @@ from kokoro_bench.reporting.docs_report import (
     updated_capacity,
     updated_page,
 )
+from kokoro_bench.reporting.markers import rendered_pages, replace_between
 from kokoro_stacks.settings.measured_capacity import MEASURED
 
 
@@ -57,21 +59,25 @@ def test_a_machine_too_slow_for_one_second_first_audio_scales_on_its_zero_stall_
     assert updated_capacity({}, never)[data["meta"]["engine"]] is None  # unmeasured: the stack's default
 
 
-def test_the_soak_figures_in_the_docs_and_readme_are_the_results_files() -> None:
-    from kokoro_bench.reporting.soak_report import SOAK, rendered_pages
-
-    assert SOAK.is_file(), "bench/results/soak.json is missing: run the soak command in docs/capacity.md"
-    for page, text in rendered_pages().items():
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda block: block.name)
+def test_each_generated_block_is_its_results_file_and_says_what_it_was_measured_at(block) -> None:
+    """Every block of the other pages (soak, interrupt, languages, frameworks, images) is current, and opens
+    with the commit and the real-time factor its figures were measured at."""
+    assert block.results.is_file(), f"{block.results} is missing: run the command its page shows"
+    figures = json.loads(block.results.read_text(encoding="utf-8"))
+    pages = rendered_pages((block,))
+    assert set(pages) == set(block.pages)
+    for page, text in pages.items():
         assert page.read_text(encoding="utf-8") == text, (
             f"{page} is stale: run .venv/bin/python -m kokoro_bench report --write"
         )
+        opening = text.split(block.begin, 1)[1].lstrip("\n").splitlines()[0]
+        assert f"commit {figures['commit']}" in opening and "real-time factor" in opening, opening
 
 
-def test_soak_figures_need_their_marker_lines() -> None:
-    from kokoro_bench.reporting.soak_report import updated
-
+def test_a_block_needs_its_marker_lines() -> None:
     with pytest.raises(ValueError, match="marker"):
-        updated("# no markers\n", "figures\n", "page.md")
+        replace_between("# no markers\n", BLOCKS[0].begin, BLOCKS[0].end, lambda: "figures\n", "page.md")
 
 
 def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> None:
@@ -84,19 +90,6 @@ def test_the_slowed_server_runs_are_one_row_per_run_and_text_slowest_last() -> N
     rows = [line for line in markdown(runs) if line.startswith("| ") and not line.startswith("| slowed")]
     assert len(rows) == sum(len(run["lower_bounds"]) for run in runs)
     assert markdown([]) == []
-
-
-def test_the_interrupt_figures_in_the_conversation_page_are_the_results_files() -> None:
-    from kokoro_bench.reporting.interrupt_report import CONVERSATION_PAGE, INTERRUPT, rendered_pages
-
-    assert INTERRUPT.is_file(), "bench/results/interrupt.json is missing: run the command in docs/conversation.md"
-    pages = rendered_pages()
-    assert list(pages) == [CONVERSATION_PAGE]
-    assert CONVERSATION_PAGE.read_text(encoding="utf-8") == pages[CONVERSATION_PAGE], (
-        f"{CONVERSATION_PAGE} is stale: run .venv/bin/python -m kokoro_bench report --write"
-    )
-    figures = json.loads(INTERRUPT.read_text(encoding="utf-8"))["figures"]
-    assert f"real-time factor **{figures['server_rtf_advertised']}**" in pages[CONVERSATION_PAGE]
 
 
 def test_every_generated_block_in_the_pages_is_its_results_files() -> None:

@@ -1,8 +1,8 @@
-"""kokoro_bench.measuring.interrupt's summary: the next turn's first audio after an interrupt against a fresh turn's."""
+"""kokoro_bench.studies.interrupt's summary: the next turn's first audio after an interrupt against a fresh turn's."""
 
 from __future__ import annotations
 
-from kokoro_bench.measuring.interrupt import summarize
+from kokoro_bench.studies.interrupt import summarize
 
 
 def _round(kind: str, next_first_audio_s: float) -> dict:

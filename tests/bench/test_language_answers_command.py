@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kokoro_bench.measuring.language_answers import answers
+from kokoro_bench.studies.language_answers import answers
 
 FIELDS = ("pipelined_first_audio_s", "whole_first_audio_s", "pipelined_stall_s", "whole_stall_s", "audio_s", "ratio")
 

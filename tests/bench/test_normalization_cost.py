@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kokoro_bench.measuring.normalization import HOSTILE, measure, render
+from kokoro_bench.studies.normalization import HOSTILE, measure, render
 
 
 def test_every_figure_is_produced():

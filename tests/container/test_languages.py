@@ -21,7 +21,7 @@ import websockets
 from multilingual_speech import error_rate, heard_language, transcribe
 from session_client import ended, pcm_bytes, read_until, ws_url
 
-from kokoro_bench.measuring.languages import SENTENCES as LANGUAGE_SENTENCES
+from kokoro_bench.studies.languages import SENTENCES as LANGUAGE_SENTENCES
 from kokoro_server.refusals import Refusal
 from kokoro_server.text.chunks import MAX_PHONEMES
 from kokoro_server.text.phonemes import LONG_WORD_CHARS

@@ -1,8 +1,5 @@
-"""``python -m kokoro_bench report``: the figures in docs/benchmark.md, generated from the results file.
-
-Typed-in figures drift from the runs they claim to report. This renders the markdown tables from
-``bench/results/bench.json`` and replaces what lies between the two marker lines of docs/benchmark.md;
-``--check`` only says whether the page is current (the test suite runs it), exit 1 if it is not.
+"""The figures in docs/benchmark.md, generated from ``bench/results/bench.json`` (``python -m kokoro_bench report``,
+:mod:`kokoro_bench.report_command`): the run's tables between the page's two marker lines.
 
 A GPU run, if one was made, is its own file (``bench/results/gpu/bench.json``: the main run is the CPU
 machine's): its concurrency ladder is shown apart, and it fills the GPU instance's cost row, labelled
@@ -15,17 +12,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
-
-import typer
-
-from kokoro_stacks.settings.measured_capacity import MEASURED
 
 from ..measuring.policy_sweep import markdown
 from ..measuring.timeline import STALL_TOLERANCE_S
 from ..paths import REPO
 from ..paths import RESULTS as RESULTS_DIR
-from . import frameworks_report, images_report, interrupt_report, language_report, soak_report
 from .markers import replace_between
 from .run_tables import capacity_of, run_markdown
 from .simulated_report import load_runs as load_simulated_runs
@@ -89,45 +80,3 @@ def render_markdown(data: dict, gpu: dict | None = None) -> str:
 
 def updated_page(page: str, data: dict, gpu: dict | None = None) -> str:
     return replace_between(page, BEGIN, END, lambda: render_markdown(data, gpu), str(PAGE))
-
-
-def report(
-    results: Annotated[Path, typer.Option("--json", help="The results file.")] = RESULTS,
-    gpu_results: Annotated[Path, typer.Option("--gpu-json", help="The GPU run's results file, if any.")] = GPU_RESULTS,
-    page: Annotated[Path, typer.Option(help="The page whose figures to replace.")] = PAGE,
-    check: Annotated[bool, typer.Option(help="Exit 1 if a page is stale (for CI).")] = False,
-    write: Annotated[bool, typer.Option(help="Rewrite the stale pages (tracked files) in place.")] = False,
-) -> None:
-    """Render the figures of RESULTS into PAGE (between its marker lines); without --write, only say which
-    tracked files are stale."""
-    try:
-        data = json.loads(results.read_text(encoding="utf-8"))
-        old = page.read_text(encoding="utf-8")
-        new = updated_page(old, data, load_gpu_run(gpu_results))
-        old_capacity = json.loads(MEASURED.read_text(encoding="utf-8")) if MEASURED.exists() else {}
-        new_capacity = updated_capacity(old_capacity, data)
-        generated = {
-            **soak_report.rendered_pages(),
-            **interrupt_report.rendered_pages(),
-            **language_report.rendered_pages(),
-            **frameworks_report.rendered_pages(),
-            **images_report.rendered_pages(),
-        }
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        typer.echo(f"bench report: {err}", err=True)
-        raise typer.Exit(2) from None
-    if not write:
-        stale = [str(p) for p, text in generated.items() if p.read_text(encoding="utf-8") != text]
-        stale += [str(page)] * (new != old) + [str(MEASURED)] * (new_capacity != old_capacity)
-        if not stale:
-            typer.echo("every page is current", err=True)
-            return
-        typer.echo(
-            f"stale: {', '.join(stale)}; rewrite them: .venv/bin/python -m kokoro_bench report --write", err=True
-        )
-        raise typer.Exit(1 if check else 0)
-    page.write_text(new, encoding="utf-8")
-    MEASURED.write_text(json.dumps(new_capacity, indent=1) + "\n", encoding="utf-8")
-    for generated_page, text in generated.items():
-        generated_page.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {page}, {MEASURED}" + "".join(f", {p}" for p in generated), err=True)

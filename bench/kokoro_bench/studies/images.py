@@ -27,8 +27,9 @@ from kokoro_devtools.images.sizes import sizes
 from kokoro_processes.errors import ServerFailed
 from kokoro_processes.servers import free_port
 
-from ..paths import RESULTS
-from .machine import run_record
+from ..measuring.machine import run_record
+from ..paths import REPO, RESULTS
+from ..reporting.markers import Block, measured_at
 
 SENTENCE = "The weather in Lisbon is sunny today, with a light breeze from the sea."
 AGENT_SETTINGS = ("LLM_PROVIDER=scripted", "TTS_TRANSPORT=websocket", "TTS_URL=http://127.0.0.1:9")  # starts; no call
@@ -101,3 +102,32 @@ def images(
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     typer.echo(f"wrote {json_path}", err=True)
+
+
+NAMES = {"model": "model (`ENGINE=onnx`)", "agent": "agent"}
+
+
+def table(figures: dict) -> str:
+    lines = [
+        measured_at(figures, figures["command"], f"{figures['model_rtf']} (the model image's, once started)") + ":",
+        "",
+        "| image | cold build | unchanged rebuild | start-up to `/ping` 200 | size | its own part |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, label in NAMES.items():
+        size = figures["sizes"][name]
+        lines.append(
+            f"| {label} | {figures['cold_build_s'][name]:.0f} s | {figures['unchanged_rebuild_s'][name]:.1f} s | "
+            f"{figures['start_up_s'][name]:.1f} s | {size['bytes'] / 1e9:.2f} GB | {size['own_bytes'] / 1e9:.2f} GB |"
+        )
+    lines += [
+        "",
+        "A cold build starts from an empty image storage and includes the stand-in bases it is the first to need "
+        "(the model image's: the Debian root, Node.js and Python 3.11; the agent image's: Python 3.12) and its "
+        f"downloads from PyPI, npm and Debian: {figures['cold_build_s']['total_with_bases']:.0f} s for both. "
+        "Its own part is what the Dockerfile adds to its base image; sizes are of uncompressed layers.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+BLOCK = Block("image", RESULTS / "images.json", {REPO / "docs" / "deploy.md": table})

@@ -21,7 +21,7 @@ import typer
 from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
 
-from .machine import run_record
+from ..measuring.machine import run_record
 
 SENTENCES = DATA / "language_sentences.json"
 REPEATS = 5

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -24,12 +25,13 @@ from kokoro_processes.tree import descendants
 from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
-from ..paths import PACKAGE, REPO
+from ..measuring.machine import run_record
+from ..measuring.policy_sweep import TOKENS_PER_S
+from ..measuring.process_stats import listening_pid
+from ..measuring.server import check_ready, model_server, running_status
+from ..paths import PACKAGE, REPO, RESULTS
+from ..reporting.markers import Block, measured_at
 from ..texts import TYPICAL
-from .machine import run_record
-from .policy_sweep import TOKENS_PER_S
-from .process_stats import listening_pid
-from .server import check_ready, model_server, running_status
 
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"
 SCRIPTS = {
@@ -119,3 +121,45 @@ def frameworks(
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2) + "\n")
     typer.echo(f"wrote {json_path}", err=True)
+
+
+FRAMEWORK_NAMES = {"livekit": "LiveKit Agents", "pipecat": "pipecat"}
+LABELS = {
+    "livekit": {
+        "plugin": "this plugin",
+        "openai_route": "LiveKit's OpenAI TTS on the OpenAI route, through `StreamAdapter`",
+    },
+    "pipecat": {"plugin": "this service", "openai_route": "pipecat's `OpenAITTSService` on the OpenAI route"},
+}
+
+
+def table(framework: str, figures: dict) -> str:
+    ratios = figures["plugin_over_openai_route"][framework]
+    lines = [
+        f"The benchmark's typical answer streamed token by token at {figures['tokens_per_s']:g} tokens/s, medians "
+        f"of {figures['repeats']}, alternating, one model server; the server's CPU is its process and its G2P "
+        "workers', per answer. "
+        + measured_at(figures, figures["command"], f"{figures['server_rtf']} (the server's, after the run)")
+        + ":",
+        "",
+        f"| TTS in {FRAMEWORK_NAMES[framework]} | first audio | last audio | audio | server CPU |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in figures[framework].items():
+        lines.append(
+            f"| {LABELS[framework][name]} | {row['first_audio_s']:.2f} s | {row['last_audio_s']:.2f} s "
+            f"| {row['audio_s']:.1f} s | {row['server_cpu_s']:.2f} s |"
+        )
+    lines += [
+        "",
+        f"Against the OpenAI route: first audio **{ratios['first_audio']:.2f}x**, last audio "
+        f"**{ratios['last_audio']:.2f}x**, server CPU **{ratios['server_cpu']:.2f}x**.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+BLOCK = Block(
+    "framework",
+    RESULTS / "frameworks.json",
+    {REPO / "docs" / f"{name}.md": partial(table, name) for name in FRAMEWORK_NAMES},
+)

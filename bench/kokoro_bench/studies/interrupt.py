@@ -32,9 +32,11 @@ from kokoro_server.settings import offline_environment
 from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from ..errors import BenchError
+from ..measuring.machine import run_record
+from ..measuring.server import advertised_ready, check_ready, model_server
+from ..paths import REPO, RESULTS
+from ..reporting.markers import Block, measured_at
 from ..stats import percentile
-from .machine import run_record
-from .server import advertised_ready, check_ready, model_server
 
 REPLY = (
     "Here is a longer answer, so that there is always something left to interrupt. "
@@ -178,3 +180,42 @@ def main(
         record = {"command": command, **run_record(), "figures": figures, "rounds": results}
         json_path.write_text(json.dumps(record, indent=2) + "\n")
         typer.echo(f"wrote {json_path}", err=True)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def _p50_p95(figure: dict) -> tuple[str, str, str]:
+    return _ms(figure["p50"]), _ms(figure["p95"]), ""
+
+
+def table(record: dict) -> str:
+    """The run's figures, with the rtf it ran at."""
+    figures = record["figures"]
+    after, fresh = figures["first_audio_after_interrupt_s"], figures["first_audio_fresh_turn_s"]
+    ratio = figures["after_interrupt_over_fresh_p50"]
+    rows = [
+        (
+            "interrupt -> last audio frame of the interrupted turn",
+            *_p50_p95(figures["interrupt_to_last_audio_frame_s"]),
+        ),
+        ("interrupt -> its `turn_end`", *_p50_p95(figures["interrupt_to_turn_end_s"])),
+        (
+            "prompt right after the interrupt -> first audio of the new turn",
+            *(f"{after[k]:.2f} s" for k in ("p50", "p95", "max")),
+        ),
+        ("prompt of a fresh turn -> its first audio", *(f"{fresh[k]:.2f} s" for k in ("p50", "p95", "max"))),
+        ("right after an interrupt, over the fresh turns' p50", "", f"{ratio['p95']:.2f}x", f"{ratio['max']:.2f}x"),
+    ]
+    lines = [
+        measured_at(record, record["command"], f"**{figures['server_rtf_advertised']}** (the server's, advertised)")
+        + f": {figures['rounds']} rounds ({after['turns']} turns right after an interrupt, {fresh['turns']} fresh).",
+        "",
+        "| figure | p50 | p95 | worst |",
+        "|---|---|---|---|",
+    ]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+BLOCK = Block("interrupt", RESULTS / "interrupt.json", {REPO / "docs" / "conversation.md": table})

@@ -22,11 +22,13 @@ import typer
 from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
 
+from ..measuring.machine import run_record
+from ..measuring.policy_sweep import TOKENS_PER_S
+from ..measuring.server import check_ready, model_server, running_status
+from ..measuring.timeline import play
+from ..paths import REPO, RESULTS
+from ..reporting.markers import Block, measured_at
 from ..texts import TYPICAL
-from .machine import run_record
-from .policy_sweep import TOKENS_PER_S
-from .server import check_ready, model_server, running_status
-from .timeline import play
 
 ANSWERS = DATA / "language_answers.json"
 
@@ -38,7 +40,7 @@ def answers() -> dict[str, str]:
 
 
 async def _measure(url: str, voice: str, text: str, repeats: int, say) -> dict:
-    from .strategies import Run, speak  # the agent's pipeline: only when the command runs
+    from ..measuring.strategies import Run, speak  # the agent's pipeline: only when the command runs
 
     runs: dict[str, list] = {"whole": [], "pipelined": []}
     for repeat in range(repeats):
@@ -103,3 +105,27 @@ def language_answers(
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
     say(f"wrote {json_path}")
+
+
+def table(figures: dict) -> str:
+    """One row per voice: first audio through the agent's pipeline and of the whole answer, with the rtf."""
+    rtfs = sorted(row["server_rtf"] for row in figures["voices"].values())
+    lines = [
+        f"The typical answer in each language, streamed at {figures['tokens_per_s']:g} tokens/s by the scripted "
+        f"LLM, medians of {figures['repeats']}, ONNX engine. "
+        + measured_at(figures, figures["command"], f"{rtfs[0]} to {rtfs[-1]}")
+        + ":",
+        "",
+        "| voice | audio | first audio, agent's pipeline | first audio, whole answer | ratio | stall | server rtf |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for voice, row in figures["voices"].items():
+        lines.append(
+            f"| {voice} | {row['audio_s']:.1f} s | {row['pipelined_first_audio_s']:.2f} s | "
+            f"{row['whole_first_audio_s']:.2f} s | {row['ratio']:.2f}x | {row['pipelined_stall_s']:.2f} s | "
+            f"{row['server_rtf']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+BLOCK = Block("language", RESULTS / "language_answers.json", {REPO / "docs" / "model-server.md": table})

@@ -25,8 +25,8 @@ from kokoro_server.settings import offline_environment
 from speech_protocol.framing import SAMPLE_RATE
 
 from ..errors import BenchError
+from ..measuring.machine import run_record
 from ..settings import int_list
-from .machine import run_record
 
 if TYPE_CHECKING:
     from kokoro_server.engine.torch_backend import TorchBackend

@@ -34,10 +34,10 @@ from speech_protocol.client_messages import Synthesize, encode_client_message
 from speech_protocol.server_events import Audio, End, Error, StreamDecoder
 from speech_protocol.transports.websocket import session_url
 
+from ..measuring.machine import run_record
+from ..measuring.server import running_status
 from ..paths import REPO
 from ..texts import HOSTILE_CODE, HOSTILE_URL
-from .machine import run_record
-from .server import running_status
 
 HELLO = "Hello."
 SERVER_ARGS = ("--max-sessions", "4")

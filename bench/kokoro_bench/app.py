@@ -8,7 +8,7 @@ stopped by Ctrl-C or SIGTERM (the model server it started is stopped too: :mod:`
 Its subcommands are defined beside what they run. The product, which backs the project's claims: the run
 itself, ``soak`` (the endurance run) and ``report`` (every page's figures from the results files). The
 studies, each a question and a results file whose figures a page or a decision record shows: ``policy``
-(the first-piece policy, computed), ``interrupt`` (barge-in), ``g2p-fairness``, ``languages``,
+(the first-piece policy, computed), ``interrupt`` (barge-in), ``languages``,
 ``language-answers``, ``normalization``, ``batching``, ``frameworks`` (first and last audio inside LiveKit
 Agents and pipecat) and ``images`` (building and starting the two images). A finished before/after study's
 figures are frozen as text in its decision record and its command is removed. Each takes ``--help``.
@@ -34,7 +34,6 @@ from .settings import int_list, name_list, preset, with_options
 from .studies import (
     batching,
     frameworks,
-    g2p_fairness,
     images,
     interrupt,
     language_answers,
@@ -99,7 +98,6 @@ PRODUCT: dict[str, Callable[..., None]] = {"soak": soak_command.run, "report": r
 STUDIES: dict[str, Callable[..., None]] = {
     "policy": policy_sweep.run,
     "interrupt": interrupt.main,
-    "g2p-fairness": g2p_fairness.main,
     "languages": languages.languages,
     "language-answers": language_answers.language_answers,
     "normalization": normalization.main,

@@ -37,8 +37,3 @@ LONG = (
 )
 
 TEXTS: dict[str, str] = {"short": SHORT, "typical": TYPICAL, "long": LONG}
-
-# Hostile texts that a listener's "Hello." is measured beside (bench/kokoro_bench/studies/g2p_fairness.py,
-# tests/container/test_fair_g2p.py): a 4 KB URL-like text and a 3 KB alphanumeric code, as in issue 20.
-HOSTILE_URL = ("https://example.com/" + "a/b-c_d?e=f&" * 400)[:4000]
-HOSTILE_CODE = ("aB1x9Z" * 500)[:3000]

@@ -78,7 +78,7 @@ def test_name_lists_drop_blanks_and_refuse_floods() -> None:
         (["--concurrency", "1,a"], "--concurrency"),
         (["--tokens-per-s", "0"], "--tokens-per-s"),
         (["--server-url", "not a url"], "--server-url"),
-        (["g2p-fairness"], "--before"),  # no default ref: which commit is "before" is the user's to say
+        (["interrupt", "--rounds", "0"], "--rounds"),  # a study refuses its options as the run does
     ],
 )
 def test_the_cli_exits_2_with_one_line_before_starting_anything(args, needle) -> None:

@@ -17,11 +17,13 @@ import websockets
 from servers import SERVER_START_S, model_server_child
 from session_client import read_until, ws_url
 
-from kokoro_bench.texts import HOSTILE_CODE as CODE_TEXT
-from kokoro_bench.texts import HOSTILE_URL as URL_TEXT
 from speech_protocol.client_messages import Synthesize, encode_client_message
 from speech_protocol.http.server_status import ServerStatus, read_status
 from speech_protocol.server_events import Audio, End, Error, Start, StreamDecoder
+
+# A 4 KB URL-like text and a 3 KB alphanumeric code, as in issue 20 (docs/decisions/130-fair-g2p-slices.md).
+URL_TEXT = ("https://example.com/" + "a/b-c_d?e=f&" * 400)[:4000]
+CODE_TEXT = ("aB1x9Z" * 500)[:3000]
 
 
 def g2p_pids(server_pid: int) -> set[int]:

@@ -62,13 +62,6 @@ class Talk:
             assert item["type"] != "turn_end", item
         return item
 
-    async def quiet(self, seconds: float) -> None:
-        """Record whatever arrives for ``seconds`` more."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(seconds):
-                while True:
-                    await self.next()
-
 
 @contextlib.asynccontextmanager
 async def talk(agent_url: str, session: str | None = None) -> AsyncIterator[Talk]:

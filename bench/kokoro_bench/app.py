@@ -30,7 +30,7 @@ from .errors import BenchError
 from .interruption import interruptible_command
 from .measuring import policy_sweep, soak_command
 from .report_command import report
-from .settings import int_list, name_list, preset, with_options
+from .settings import TOKENS_PER_S, int_list, name_list, preset, with_options
 from .studies import (
     batching,
     frameworks,
@@ -49,7 +49,7 @@ def bench(
     quick: Annotated[bool, typer.Option(help="One short text, 1 and 2 sessions, no sweep: about a minute.")] = False,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write every figure to this JSON file.")] = None,
     plots: Annotated[Path | None, typer.Option(help="Write one timeline PNG per text into this folder.")] = None,
-    tokens_per_s: Annotated[float | None, typer.Option(help="Scripted LLM speed (default 40).")] = None,
+    tokens_per_s: Annotated[float | None, typer.Option(help=f"Scripted LLM speed (default {TOKENS_PER_S:g}).")] = None,
     texts: Annotated[str | None, typer.Option(help="Comma-separated: short,typical,long.")] = None,
     concurrency: Annotated[str | None, typer.Option(help="Session counts, e.g. 1,2,4,8.")] = None,
     sweep_words: Annotated[str | None, typer.Option(help="Fixed first-piece lengths to compare; '' for none.")] = None,

@@ -18,6 +18,8 @@ from .texts import TEXTS
 
 MAX_SESSIONS = 64  # 8 saturate a 2-core machine; an H200 kept zero stall at 32 (087-gpu-capacity-from-another-card.md)
 MAX_REPEATS = 20
+# The scripted LLM's speed: a typical hosted LLM's streaming speed (006-benchmark-targets.md).
+TOKENS_PER_S = 40.0
 MAX_TOKENS_PER_S = 10_000.0
 MAX_VOICE_CHARS = 128
 
@@ -25,7 +27,7 @@ MAX_VOICE_CHARS = 128
 @dataclass(frozen=True)
 class BenchSettings:
     texts: tuple[str, ...] = ("short", "typical", "long")
-    tokens_per_s: float = 40.0  # a typical hosted LLM's streaming speed (006-benchmark-targets.md)
+    tokens_per_s: float = TOKENS_PER_S
     voice: str = DEFAULT_VOICE
     repeats: int = 2  # medians of 2 keep the full run near 8 minutes on 2 idle cores
     concurrency: tuple[int, ...] = (1, 2, 4, 8)

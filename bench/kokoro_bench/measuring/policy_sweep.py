@@ -28,12 +28,12 @@ from speech_protocol.pieces.first_piece import SegmentPolicy, adaptive_policy
 from speech_protocol.pieces.segmenter import Segmenter
 
 from ..errors import BenchError
+from ..settings import TOKENS_PER_S
 from ..texts import TEXTS
 from .lower_bound import lower_bound, natural_cuts, word_ready_times
 
 RTFS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 SWEEP_TEXTS = ("typical", "long")
-TOKENS_PER_S = 40.0  # the benchmark's scripted LLM speed
 # Audio the engine synthesizes per piece and the server trims: median 0.64 s (0.60-0.74) over the 19
 # pieces of the typical and long answers, 2-core CPU (docs/decisions/088-piece-overhead.md).
 EDGE_SILENCE_S = 0.64

@@ -26,11 +26,11 @@ from kokoro_server.settings import offline_environment
 
 from ..errors import BenchError
 from ..measuring.machine import run_record
-from ..measuring.policy_sweep import TOKENS_PER_S
 from ..measuring.process_stats import listening_pid
 from ..measuring.server import check_ready, model_server, running_status
 from ..paths import PACKAGE, REPO, RESULTS
 from ..reporting.markers import Block, measured_at
+from ..settings import TOKENS_PER_S
 from ..texts import TYPICAL
 
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"

@@ -36,6 +36,7 @@ from ..measuring.machine import run_record
 from ..measuring.server import advertised_ready, check_ready, model_server
 from ..paths import REPO, RESULTS
 from ..reporting.markers import Block, measured_at
+from ..settings import TOKENS_PER_S
 from ..stats import percentile
 
 REPLY = (
@@ -156,7 +157,7 @@ async def run(
 def main(
     rounds: Annotated[int, typer.Option(help="Interrupts to measure.")] = 20,
     server_url: Annotated[str | None, typer.Option(help="Use this warm model server.")] = None,
-    tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed.")] = 40.0,
+    tokens_per_s: Annotated[float, typer.Option(help="Scripted LLM speed.")] = TOKENS_PER_S,
     seed: Annotated[int, typer.Option(help="Seed of the random interrupt points.")] = 1,
     settle_s: Annotated[
         float, typer.Option(help="Pause before a fresh turn's prompt: longer than any one piece's render.")

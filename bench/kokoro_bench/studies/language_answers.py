@@ -23,11 +23,11 @@ from kokoro_bench.paths import DATA
 from kokoro_server.settings import offline_environment
 
 from ..measuring.machine import run_record
-from ..measuring.policy_sweep import TOKENS_PER_S
 from ..measuring.server import check_ready, model_server, running_status
 from ..measuring.timeline import play
 from ..paths import REPO, RESULTS
 from ..reporting.markers import Block, measured_at
+from ..settings import TOKENS_PER_S
 from ..texts import TYPICAL
 
 ANSWERS = DATA / "language_answers.json"

@@ -7,6 +7,8 @@ The frameworks run in their own environment (``.venv-clients``, made by set-up, 
 own process), so each measurement is a script run there (``kokoro_bench/frameworks/*_first_audio.py``), given
 the server's process to read its CPU time from; this command starts the model server, runs both and writes
 what they printed with the server's rtf.
+
+:data:`BLOCK` is the table ``python -m kokoro_bench report`` writes into docs/livekit.md and docs/pipecat.md from the results file.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A cold build in a throwaway image storage (what a fresh machine pays: the stand-
 image from nothing), an unchanged rebuild in the kept storage, each image's start-up from ``buildah run`` to
 ``/ping`` 200 (median of three), the model image's speed on one sentence (real-time factor), and each image's
 size (kokoro_devtools.images). The figures go to ``bench/results/images.json``; ``kokoro_bench report`` puts them
-in docs/deploy.md.
+in docs/deploy.md (:data:`BLOCK`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ render the interrupt left running has ended, stopped or not). It measures:
   interrupted turn's session is being cancelled) and in a fresh turn, and their ratio (issue 21's goal:
   worst case <= 1.5x, p95 <= 1.2x the fresh turn's p50; docs/decisions/120-cancel-the-running-inference.md).
 
-Figures are printed with the server's advertised real-time factor they were measured at.
+Figures are printed with the server's advertised real-time factor they were measured at; :data:`BLOCK` is the
+table ``python -m kokoro_bench report`` writes into docs/conversation.md from the results file.
 """
 
 from __future__ import annotations

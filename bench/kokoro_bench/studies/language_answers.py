@@ -7,6 +7,8 @@ spoken by the agent's own pipeline (``pipelined``: the segmenter sized from the 
 and by the whole-answer design (``whole``), on one real model server, alternating, ``--repeats`` times.
 Each row is the median first audio and stall of each, their ratio, and the server's running real-time
 factor from ``/ping`` after the language's runs.
+
+:data:`BLOCK` is the table ``python -m kokoro_bench report`` writes into docs/model-server.md from the results file.
 """
 
 from __future__ import annotations

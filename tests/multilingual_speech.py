@@ -56,6 +56,7 @@ def transcribe(pcm16: bytes, sample_rate: int, language: str) -> str:
         beam_size=5,
         condition_on_previous_text=False,
         initial_prompt=PROMPTS.get(language),
+        temperature=0.0,  # no sampling fallback: the same words every run (speech.transcribe says why)
     )
     return " ".join(segment.text.strip() for segment in segments).strip()
 

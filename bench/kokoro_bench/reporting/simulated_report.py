@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from ..paths import RESULTS
+from .run_tables import table
 
 SIMULATED = RESULTS / "simulated"
 
@@ -67,8 +68,5 @@ def markdown(runs: list[dict]) -> list[str]:
         f"Runs of {', '.join(dates)}, one per row group; first audible and stall in seconds from the request, "
         "medians of the run's repeats; the bounds use the speech model fitted on each run.",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows),
-        "",
+        *table(header, rows),
     ]

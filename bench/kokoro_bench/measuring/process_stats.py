@@ -1,7 +1,9 @@
-"""A process's resident memory, open file descriptors and threads, read from ``/proc`` (Linux), and which
-process serves a port.
+"""A process tree's resident memory, open file descriptors, threads and processes, read from ``/proc``
+(Linux), and which process serves a port.
 
-The soak samples these over time: a server that leaks grows one of them with every session it serves.
+The soak samples these over time: a server that leaks grows one of them with every session it serves. The
+model server reads text in G2P worker processes below it, so the tree is sampled, not the server alone: a
+worker that leaks, or a replaced worker that is never reaped, shows too.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from kokoro_processes.tree import descendants
 
 from ..errors import BenchError
 
@@ -18,19 +22,33 @@ _LISTEN = "0A"  # a socket's state in /proc/net/tcp: listening
 @dataclass(frozen=True)
 class Sample:
     t_s: float  # seconds since the soak began
-    rss_mb: float
+    rss_mb: float  # summed over the tree's processes
     fds: int
     threads: int
+    processes: int = 1
+
+
+def _read(pid: int) -> tuple[int, int, int]:
+    """RSS in kB, open descriptors and threads of one process; OSError if it is gone or unreadable."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    return int(fields["VmRSS"].split()[0]), len(os.listdir(f"/proc/{pid}/fd")), int(fields["Threads"])
 
 
 def sample(pid: int, t_s: float) -> Sample:
+    """``pid`` and every process below it now, added up. A child that ends between being listed and being
+    read (a G2P worker replaced) is left out of this sample; ``pid`` itself must be readable."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            fields = dict(line.split(":", 1) for line in status if ":" in line)
-        fds = len(os.listdir(f"/proc/{pid}/fd"))
+        totals = [_read(pid)]
     except OSError as err:
         raise BenchError(f"cannot read process {pid} (Linux /proc): {err.strerror or err}") from err
-    return Sample(round(t_s, 2), round(int(fields["VmRSS"].split()[0]) / 1024, 1), fds, int(fields["Threads"]))
+    for child in descendants(pid):
+        try:
+            totals.append(_read(child))
+        except OSError:
+            continue
+    rss_kb, fds, threads = (sum(column) for column in zip(*totals))
+    return Sample(round(t_s, 2), round(rss_kb / 1024, 1), fds, threads, len(totals))
 
 
 def slope_per_minute(samples: list[Sample]) -> float | None:

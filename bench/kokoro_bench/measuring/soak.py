@@ -6,8 +6,9 @@ The soak drives one local model server (started here, 127.0.0.1 only) with ``N``
 and bad frames, in rotation; with ``--terminated``, also renders stopped while they run (a cancel, or a
 client that vanishes, right after the server said it started:
 docs/decisions/120-cancel-the-running-inference.md), so that what a stopped render leaves behind shows
-too. Every 5 s it samples the server's RSS, open descriptors and threads, and it reports the RSS slope
-after warm-up, the descriptors and threads before and after, the sessions completed and every error by
+too. Every 5 s it samples the RSS, open descriptors, threads and processes of the server's process tree
+(the server and its G2P workers), and it reports the RSS slope after warm-up, the descriptors, threads
+and processes before and after, the sessions completed and every error by
 kind (expected ones, such as ``server_busy`` or a bad frame's error, apart).
 """
 
@@ -177,5 +178,6 @@ async def soak(url: str, pid: int, minutes: float, sessions: int, *, terminated:
         "rss_growth_pct_per_30_min": None if slope is None else round(100 * slope * 30 / warm[0].rss_mb, 2),
         "fds": {"after_warm_up": warm[0].fds, "end": final.fds},
         "threads": {"after_warm_up": warm[0].threads, "end": final.threads},
+        "processes": {"after_warm_up": warm[0].processes, "end": final.processes},
         "samples": [s.__dict__ for s in samples] + [final.__dict__],
     }

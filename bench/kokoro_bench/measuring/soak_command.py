@@ -30,7 +30,8 @@ SERVER_START_S = 600.0  # a saturated 2-core machine loads the model slowly
 
 
 def leaks(report: dict) -> list[str]:
-    """What grew that must not: resident memory, descriptors or threads past their warm size (plus slack)."""
+    """What grew that must not: resident memory, descriptors or threads past their warm size (plus slack), or
+    the number of processes at all (a G2P worker that is replaced must be reaped)."""
     found = []
     if report["rss_mb"]["end"] > report["rss_mb"]["after_warm_up"] * (1 + RSS_SLACK):
         found.append(f"RSS {report['rss_mb']['after_warm_up']} -> {report['rss_mb']['end']} MB")
@@ -38,6 +39,8 @@ def leaks(report: dict) -> list[str]:
         found.append(f"descriptors {report['fds']['after_warm_up']} -> {report['fds']['end']}")
     if report["threads"]["end"] > report["threads"]["after_warm_up"] + THREAD_SLACK:
         found.append(f"threads {report['threads']['after_warm_up']} -> {report['threads']['end']}")
+    if report["processes"]["end"] > report["processes"]["after_warm_up"]:
+        found.append(f"processes {report['processes']['after_warm_up']} -> {report['processes']['end']}")
     return found
 
 
@@ -49,7 +52,7 @@ def run(
         bool, typer.Option(help="Also stop renders while they run (a cancel, a client gone): 2 runs in 6.")
     ] = False,
 ) -> None:
-    """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, errors."""
+    """Mixed traffic against one local model server; reports RSS slope, descriptors, threads, processes, errors."""
     offline_environment()
     try:
         # The listener limit is lifted so that every client keeps the server busy; admission itself is

@@ -48,11 +48,17 @@ def replace_between(page: str, begin: str, end: str, body: Callable[[], str], na
     return f"{head}{begin}\n{body()}{end}{tail}"
 
 
+def commit_of(record: dict) -> str:
+    """The commit a run was measured at, or that it was not recorded (a run on a copy of the tree without
+    git, as on a lent GPU machine)."""
+    return record.get("commit") or "not recorded"
+
+
 def measured_at(figures: dict, command: str, rtf: object) -> str:
     """Where the figures come from, in the words every block opens with."""
     machine = figures["machine"]
     return (
-        f"Measured by `{command}` at commit {figures['commit']} on {figures['date'][:10]}, "
+        f"Measured by `{command}` at commit {commit_of(figures)} on {figures['date'][:10]}, "
         f"{machine['cores']} CPU cores (load {machine['load_average_1m']} at the end), real-time factor {rtf}"
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..measuring.concurrency import ConcurrencyResult
 from .cost import COST_COLUMNS, Capacity, MeasuredRun, at_ladder_top, capacity, cost_rows, load_prices, machine_label
+from .markers import commit_of
 
 
 def s(value: float | None, digits: int = 2, unit: str = "") -> str:
@@ -58,7 +59,7 @@ def _gpu_section(gpu: dict) -> list[str]:
         f"### GPU run: concurrent sessions (pipelined, rtf {m.get('rtf_measured')}; {m.get('engine')} on "
         f"{m.get('device')}, {machine_label(m)})",
         "",
-        f"Run of {m.get('date')} (commit {m.get('commit')}); texts {', '.join(m.get('texts', {}))}; medians of "
+        f"Run of {m.get('date')} (commit {commit_of(m)}); texts {', '.join(m.get('texts', {}))}; medians of "
         f"{m.get('repeats')}; advertised rtf {m.get('server_rtf_advertised')}. Most concurrent sessions with zero "
         f"stall and first audio p95 < 1 s: **{cap['sessions'] or 'none'}**"
         + (" (the largest level tried: the limit lies higher)" if measured_run(gpu).at_ladder_top else "")
@@ -180,7 +181,7 @@ def run_markdown(data: dict, gpu: dict | None = None) -> str:
     m = data["meta"]
     rtf = m.get("rtf_measured")
     out = [
-        f"Run of {m.get('date')} (commit {m.get('commit')}): {m.get('machine')}; {m.get('engine')} on "
+        f"Run of {m.get('date')} (commit {commit_of(m)}): {m.get('machine')}; {m.get('engine')} on "
         f"{m.get('device')}; LLM {m.get('tokens_per_s')} tokens/s; medians of {m.get('repeats')}; load average "
         f"{m.get('load_average_start')} at the start. Real-time factor: advertised {m.get('server_rtf_advertised')}, "
         f"measured on sentences **{rtf}**"

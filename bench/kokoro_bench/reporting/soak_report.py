@@ -33,6 +33,10 @@ def table(report: dict) -> str:
         ),
         ("descriptors", f"{report['fds']['after_warm_up']} after warm-up, {report['fds']['end']} at the end"),
         ("threads", f"{report['threads']['after_warm_up']} after warm-up, {report['threads']['end']} at the end"),
+        (
+            "processes (the server and its G2P workers, whose RSS, descriptors and threads are counted too)",
+            f"{report['processes']['after_warm_up']} after warm-up, {report['processes']['end']} at the end",
+        ),
         ("leaks", ", ".join(report.get("leaks") or []) or "none"),
     ]
     if report.get("terminated"):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from line_count import lines_executed
 
 from speech_protocol.pace import PIECE_OVERHEAD_S, SPEECH_WORDS_PER_S, SpeechModel, word_count
+from speech_protocol.pieces.cuts import natural_cut_after, weak_cut_before
 from speech_protocol.pieces.first_piece import (
     ADAPTIVE_FIRST_WORDS,
     LONG_SENTENCE_WORDS,
@@ -271,10 +272,16 @@ def test_a_shorter_first_piece_is_taken_when_the_model_says_the_next_one_is_read
     short_next = "Yes, of course. The museum opens at nine in the morning."
     long_next = "Yes, of course, the museum is open every day except on Mondays and holidays."
     assert pieces_of(short_next, policy)[0] == "Yes, of course."  # a sentence end anyway
-    assert pieces_of("Well, yes, it is. The museum opens at nine.", policy)[0] == "Well,"  # "yes," is ready in time
+    assert pieces_of("Well, yes. The museum opens at nine.", policy)[0] == "Well,"  # "yes." is ready in time
+    # With no ramp the next piece runs to its sentence end: "yes, it is." would not be ready in time.
+    assert pieces_of("Well, yes, it is. The museum opens at nine.", policy)[0] == "Well, yes,"
     assert pieces_of("So, yes, it is. The museum opens at nine.", policy)[0] == "So, yes,"  # 2 letters: not alone
-    # "Yes, of course," would stall (11 words next); the piece runs on to the next natural cut, before "on".
-    assert pieces_of(long_next, policy)[0] == "Yes, of course, the museum is open every day except"
+    # "Yes, of course," would stall: with no ramp to cut them, the 11 words to the sentence end follow it.
+    # The piece runs on to the first cut whose rest of the sentence is in time: a weak cut, before a determiner.
+    assert pieces_of(long_next, policy) == [
+        "Yes, of course, the museum is open",
+        "every day except on Mondays and holidays.",
+    ]
 
 
 @given(st.floats(0.05, 1.5), st.sampled_from([1, 2, 3, 7]))
@@ -321,3 +328,45 @@ def test_only_the_first_piece_may_be_one_word_at_a_clause() -> None:
     pieces = pieces_at(0.2, "Sure, the museum opens at nine. Well, it closes at six, then the cafe stays open.")
     assert pieces[0] == "Sure,"
     assert "Well," not in pieces[1:]
+
+
+# -- weak cuts, where natural cuts are too far apart --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "next_word"), [("museum", "is"), ("open", "every"), ("sights", "are"), ("sold", "the")]
+)
+def test_a_weak_cut_falls_before_a_verb_after_its_subject_or_before_a_determiner(word: str, next_word: str) -> None:
+    assert weak_cut_before(word, next_word)
+
+
+@pytest.mark.parametrize(
+    ("word", "next_word"),
+    [("in", "the"), ("of", "the"), ("it", "is"), ("there", "are"), ("will", "have"), ("is", "a"), ("museum", "opens")],
+)
+def test_no_weak_cut_splits_a_word_from_the_head_it_binds(word: str, next_word: str) -> None:
+    assert not weak_cut_before(word, next_word)
+
+
+def test_a_clause_mark_is_a_natural_cut_not_a_weak_one() -> None:
+    assert not weak_cut_before("day,", "the") and natural_cut_after("day,", "the")
+
+
+def _boundaries(pieces: list[str]) -> list[tuple[str, str]]:
+    return [(a.split()[-1], b.split()[0]) for a, b in zip(pieces, pieces[1:])]
+
+
+@pytest.mark.parametrize("policy", [SegmentPolicy(first_piece_min_words=2, ramp_words=100), adaptive_policy(0.2)])
+def test_without_the_speech_model_or_where_natural_cuts_keep_up_no_piece_ends_at_a_weak_cut(
+    policy: SegmentPolicy,
+) -> None:
+    """No rtf: nothing to say a natural cut would stall. A fast server: natural cuts are close enough."""
+    assert all(natural_cut_after(*pair) for pair in _boundaries(pieces_of(TYPICAL, policy)))
+
+
+def test_where_the_natural_cuts_would_stall_the_ramp_cuts_a_clause_at_a_weak_cut() -> None:
+    """rtf 0.4 with a CPU server's cost per piece (kokoro_bench policy): "Yes, of course," is ready in time only if
+    the 6 words to "day," are not one piece; the ramp cuts them before the determiner, where the phrase bends."""
+    pieces = pieces_of(TYPICAL, adaptive_policy(0.4, piece_overhead_s=0.306))
+    assert pieces[:3] == ["Yes, of course,", "the museum is open", "every day, except on Mondays,"]
+    assert [natural_cut_after(*pair) for pair in _boundaries(pieces)[:2]] == [True, False]

@@ -13,6 +13,10 @@ the cuts they offer with the policy (:mod:`speech_protocol.pieces.first_piece`).
   ``、，；：``;
 - ``FUNCTION_WORD``: just before a conjunction or preposition that opens a phrase of its own
   (docs/decisions/083-cut-before-a-function-word.md);
+- ``WEAK``: inside a clause, where English prosody suffers least: just before an auxiliary or a form of
+  "be" that follows a noun ("the museum | is open"), or before a determiner that follows a content word
+  ("is open | every day"); taken only where the speech model says every natural cut would stall
+  (docs/decisions/165-weak-cuts.md);
 - ``FORCED``: where a piece too long for ``max_chars`` is cut: its last clause mark, else its last space,
   else exactly at the limit;
 - ``END``: the end of the answer.
@@ -28,6 +32,7 @@ import enum
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from ..pace import WORD
 
@@ -57,6 +62,19 @@ _FUNCTION_WORDS = frozenset(
     "for in on at with from into about after before until while when where because and but or so if "
     "since during through across without within near by".split()
 )
+# Where a clause may be cut when its natural cuts are too far apart: before the verb that follows its subject
+# (auxiliaries and forms of "be", "have", "do") or before a determiner that opens a noun phrase ...
+_PHRASE_HEADS = frozenset(
+    "is are was were has have had will would can could should may might must does did "
+    "the a an this these those my your our their his her its every each some".split()
+)
+# ... but never after a word that such a head binds to: a preposition or conjunction ("in | the city"), a
+# head itself ("will | have", "is | a"), "of", "to", "as", "not", or a subject pronoun ("it | is").
+_NO_WEAK_CUT_AFTER = (
+    _FUNCTION_WORDS
+    | _PHRASE_HEADS
+    | frozenset("of to as that than not no i you he she it we they there here who which what".split())
+)
 _SOON_BOUNDARY = re.compile(f"[\n{re.escape(_TERMINALS)},;:{_WIDE_CLAUSES}–—]| -")
 _SENTENCE_END_WORD = re.compile(f"[{re.escape(_TERMINALS)}][{re.escape(_CLOSERS)}]*$")
 _CLAUSE_END_WORD = re.compile(f"[,;:{_WIDE_CLAUSES}][{re.escape(_CLOSERS)}]*$")
@@ -73,6 +91,7 @@ class Kind(enum.Enum):
     SENTENCE = "sentence"
     CLAUSE = "clause"
     FUNCTION_WORD = "function word"
+    WEAK = "weak"
     FORCED = "forced"
     END = "end of the answer"
 
@@ -186,6 +205,25 @@ def function_word_cuts(window: str, words: list[re.Match[str]], first: int) -> I
                 yield i
 
 
+def weak_cut_before(word: str, next_word: str) -> bool:
+    """Whether a piece may end between these two words at a weak cut (see ``WEAK`` above): ``next_word`` is a
+    verb's auxiliary or a determiner, and ``word`` a content word that ends no clause."""
+    return (
+        next_word.lower() in _PHRASE_HEADS
+        and word.lower() not in _NO_WEAK_CUT_AFTER
+        and not _SOON_BOUNDARY.search(word)
+    )
+
+
+def weak_cuts(window: str, words: list[re.Match[str]], first: int) -> Iterator[int]:
+    """Each ``i >= first`` where a piece of ``window`` may end just before ``words[i]`` at a weak cut: the two
+    words one space apart."""
+    for i in range(max(first, 1), len(words)):
+        word, before = words[i], words[i - 1]
+        if window[before.end() : word.start()] == " " and weak_cut_before(before.group(), word.group()):
+            yield i
+
+
 def boundary_in(text: str) -> bool:
     """Whether ``text`` holds a mark that could end a piece (a clause or sentence end, a dash, a newline)."""
     return _SOON_BOUNDARY.search(text) is not None
@@ -220,12 +258,21 @@ def natural_cut_after(word: str, next_word: str) -> bool:
     )
 
 
-def words_to_natural_end(words: list[str], final: bool, at_least: int = 1) -> int | None:
-    """How many of ``words`` a piece starting at the first would hold up to its first natural cut after
-    at least ``at_least`` words; None while that cut is not written yet (all of them at the end of the answer)."""
+def words_to_natural_end(
+    words: list[str], final: bool, at_least: int = 1, *, finest: Literal["sentence", "natural", "weak"] = "natural"
+) -> int | None:
+    """How many of ``words`` a piece starting at the first would hold up to its first cut of the ``finest``
+    kind allowed (a sentence end; or any natural cut; or a natural or weak cut) after at least ``at_least``
+    words; None while that cut is not written yet (all of them at the end of the answer)."""
     for k, word in enumerate(words):
-        if k + 1 >= at_least and natural_cut_after(word, words[k + 1] if k + 1 < len(words) else ""):
+        if k + 1 < at_least:
+            continue
+        if _SENTENCE_END_WORD.search(word) or (
+            finest != "sentence" and natural_cut_after(word, words[k + 1] if k + 1 < len(words) else "")
+        ):
             return k + 1  # a clause or sentence end needs no next word to be known
+        if finest == "weak" and k + 1 < len(words) and weak_cut_before(word, words[k + 1]):
+            return k + 1
     return len(words) if final else None
 
 
@@ -239,6 +286,8 @@ __all__ = [
     "function_word_cuts",
     "marked_cuts",
     "natural_cut_after",
+    "weak_cut_before",
+    "weak_cuts",
     "words_to_natural_end",
     "written_words",
 ]

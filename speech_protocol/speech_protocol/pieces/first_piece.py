@@ -83,6 +83,9 @@ class SegmentPolicy:
     rtf: float | None = None
     # And its cost per piece beyond rtf x audio, when it advertises one (None: PIECE_OVERHEAD_S).
     piece_overhead_s: float | None = None
+    # With the speech model, a piece may end at a weak cut inside a clause where the natural cuts are too far
+    # apart to keep the listener fed (speech_protocol.pieces.cuts.weak_cuts; docs/decisions/165-weak-cuts.md).
+    weak_cuts: bool = True
 
     def __post_init__(self) -> None:
         _check_int("first_piece_min_words", self.first_piece_min_words, 1)
@@ -90,8 +93,9 @@ class SegmentPolicy:
             _speech_model(self.rtf, self.piece_overhead_s)
         elif self.piece_overhead_s is not None:
             _speech_model(1.0, self.piece_overhead_s)  # the overhead's bounds, without an rtf
-        if not isinstance(self.first_piece_clause, bool):
-            raise SegmentPolicyError(f"first_piece_clause must be a bool, got {self.first_piece_clause!r}")
+        for name in ("first_piece_clause", "weak_cuts"):
+            if not isinstance(getattr(self, name), bool):
+                raise SegmentPolicyError(f"{name} must be a bool, got {getattr(self, name)!r}")
         _check_int("max_chars", self.max_chars, MIN_MAX_CHARS)
         _check_int("ramp_words", self.ramp_words, 0)
 
@@ -178,9 +182,22 @@ class AnswerPacing:
         self._slack_s = 0.0  # the speech model's audio queued minus synthesis owed, over the ramp's pieces
 
     def clause_cuts_allowed(self) -> bool:
-        """The first piece, and later ones while the ramp lasts, may end at a clause mark."""
+        """The first piece, and later ones while the ramp lasts, may end at a clause mark.
+
+        The ramp lasts ``ramp_words`` words; one sized by the speech model goes on, up to ``MAX_RAMP_WORDS``,
+        until the audio queued ahead covers a long sentence's synthesis, since :func:`ramp_words` leaves out
+        what each piece's fixed cost takes from the lead (docs/decisions/165-weak-cuts.md)."""
         policy = self.policy
-        return policy.first_piece_clause and (not self.spoken_any or self._emitted_words < policy.ramp_words)
+        if not policy.first_piece_clause:
+            return False
+        if not self.spoken_any or self._emitted_words < policy.ramp_words:
+            return True
+        return (
+            policy.ramp_words > 0
+            and policy.rtf is not None
+            and self._emitted_words < MAX_RAMP_WORDS
+            and self._slack_s < policy.speech_model().synth_s(LONG_SENTENCE_WORDS)
+        )
 
     def fewest_words_before_a_cut(self) -> int:
         """The shortest piece a clause or function-word cut may end: ``first_piece_min_words``, or, when the
@@ -214,9 +231,20 @@ class AnswerPacing:
             return not model.cut_stalls(words, following)
         return words >= sustaining_words(model) and self._lead_s(words + following) < 0
 
+    def cut_possible(self, words: int, written_after: int) -> bool:
+        """Whether :meth:`cut_wanted` could still say yes to a cut after ``words``, ``written_after`` words
+        being written past it: a later piece must sustain itself, and once the next piece's shortest length
+        (:meth:`next_piece_floor`) is written, the first piece must outlast that. A cut that cannot be wanted
+        is passed over without waiting for the end of the piece after it."""
+        model = self.policy.speech_model()
+        if self.spoken_any:
+            return words >= sustaining_words(model)
+        floor = self.next_piece_floor()
+        return written_after < floor or not model.cut_stalls(words, floor)
+
     def emitted(self, raw: str) -> None:
-        """A piece of ``raw`` text was emitted. Words are counted only while the ramp lasts: linear time."""
-        if self._emitted_words < self.policy.ramp_words:
+        """A piece of ``raw`` text was emitted. Words are counted only while the ramp may last: linear time."""
+        if self._emitted_words < max(self.policy.ramp_words, MAX_RAMP_WORDS if self.policy.rtf is not None else 0):
             words = word_count(raw)
             if self.policy.rtf is not None:  # the first piece's synthesis is the wait before playback
                 model = self.policy.speech_model()

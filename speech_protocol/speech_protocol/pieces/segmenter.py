@@ -12,7 +12,8 @@ with the policy of :mod:`speech_protocol.pieces.first_piece` (:class:`SegmentPol
 - a line or sentence cut is always taken;
 - a clause or function-word cut only while clause cuts are allowed (the first piece, then the ramp), once
   the piece holds ``first_piece_min_words`` words, or fewer when the server's speech model says the piece
-  after it is ready in time;
+  after it is ready in time; with the speech model, a weak cut inside a clause too, where natural cuts
+  are too far apart;
 - a forced cut when a piece would exceed ``max_chars`` with no other cut.
 
 Hand-written rules, not pysbd, which re-segments the whole text on each call and cannot tell a certain
@@ -21,6 +22,9 @@ look at most two characters past a full stop and never further back than the cur
 """
 
 from __future__ import annotations
+
+import re
+from typing import Literal
 
 from ..pace import WORD
 from . import cuts
@@ -98,10 +102,10 @@ class Segmenter:
             pos = max(self._pos, start)
             found = self._next_cut(buf, start, pos, final)
             if not self._in_code and self._pacing.clause_cuts_allowed():
-                before = self._before_function_word(buf, start, final)
-                # Whichever comes first, so that the cut never depends on delta sizes.
-                if before is not None and before < _first_index(found, len(buf) + 1):
-                    found = Cut(Kind.FUNCTION_WORD, before, before, before)
+                before = self._before_a_phrase(buf, start, final)
+                # Whichever comes first, a wait included, so that the cut never depends on delta sizes.
+                if before is not None and _first_index(before, 0) < _first_index(found, len(buf) + 1):
+                    found = before
             if isinstance(found, Undecided):  # wait for more text at its mark
                 self._pos = found.at
                 break
@@ -168,41 +172,66 @@ class Segmenter:
         """
         window = buf[end : end + self._pacing.policy.max_chars + 1]
         complete = final or len(buf) - end > len(window)
-        words = cuts.written_words(window, complete=complete)
-        following = cuts.words_to_natural_end([w.group() for w in words], complete, self._pacing.next_piece_floor())
+        written = cuts.written_words(window, complete=complete)
+        if not self._pacing.cut_possible(self._words, len(written)):
+            return False
+        following = self._following(written, complete, self._words)
         if following is None:
             return None
         return self._pacing.cut_wanted(self._words, following)
 
-    def _before_function_word(self, buf: str, start: int, final: bool) -> int | None:
-        """Where a piece may end before a conjunction or preposition, if no clause mark comes soon.
+    def _following(self, words: list[re.Match[str]], complete: bool, piece_words: int) -> int | None:
+        """Words in the piece after a cut that ends a piece of ``piece_words``, up to the cut that would end
+        the next one. After the first piece: its first natural or weak cut past the words it needs to sustain
+        itself if the ramp goes on to cut it there, else its sentence end. After later pieces: the next
+        natural cut (a weak cut is taken only where running on to that would stall). None while that cut is
+        not written."""
+        finest: Literal["sentence", "natural", "weak"] = "natural"
+        if not self._pacing.spoken_any:
+            ramp_goes_on = piece_words < self._pacing.policy.ramp_words
+            finest = "sentence" if not ramp_goes_on else "weak" if self._pacing.policy.weak_cuts else "natural"
+        return cuts.words_to_natural_end(
+            [w.group() for w in words], complete, self._pacing.next_piece_floor(), finest=finest
+        )
+
+    def _before_a_phrase(self, buf: str, start: int, final: bool) -> Cut | Undecided | None:
+        """Where a piece may end before a conjunction or preposition (or, sized by the speech model, at a weak
+        cut inside a clause), if no clause mark comes soon.
 
         "Here is a plan | for your first day | in the city," keeps each part's natural prosody where a cut
         at a bare space inside a phrase would not (docs/decisions/083-cut-before-a-function-word.md). For
         the first piece, and later ones while the ramp lasts. The piece needs ``first_piece_min_words``,
         or, when the server's rtf is known, as few as ``ADAPTIVE_FIRST_WORDS[0]`` if the speech model says
-        the piece after the cut (up to its own natural end) is ready before this one has played. Past
-        ``first_piece_min_words``, the ``_FUNCTION_LOOKAHEAD`` words after the cut must be written and hold
-        no clause mark (else that natural boundary is worth the wait). Reads at most ``max_chars`` characters.
+        the piece after the cut is ready before this one has played (:meth:`_following`). Only then are weak
+        cuts (``cuts.weak_cuts``: "the museum | is open") candidates too, where natural ones are too far
+        apart (docs/decisions/165-weak-cuts.md). Without the rtf, past ``first_piece_min_words``, the
+        ``_FUNCTION_LOOKAHEAD`` words after the cut must be written and hold no clause mark (else that
+        natural boundary is worth the wait). :class:`Undecided` at a cut whose look-ahead or next piece is
+        not written yet. Reads at most ``max_chars`` characters.
         """
         window = buf[start : start + self._pacing.policy.max_chars + 1]
         words = cuts.written_words(window, complete=final)
+        fewest = self._pacing.fewest_words_before_a_cut()
+        found = {i: Kind.FUNCTION_WORD for i in cuts.function_word_cuts(window, words, fewest)}
         by_model = self._pacing.policy.rtf is not None
-        for i in cuts.function_word_cuts(window, words, self._pacing.fewest_words_before_a_cut()):
+        if by_model and self._pacing.policy.weak_cuts:
+            found = {i: Kind.WEAK for i in cuts.weak_cuts(window, words, fewest)} | found
+        for i in sorted(found):
+            at = start + words[i - 1].end()
             if not by_model:
-                if i + _FUNCTION_LOOKAHEAD >= len(words):
-                    return None  # its look-ahead is not written yet
+                if i + _FUNCTION_LOOKAHEAD >= len(words):  # its look-ahead is not written yet, or never will be
+                    return None if final else Undecided(at)
                 if cuts.boundary_in(window[words[i].start() : words[i + _FUNCTION_LOOKAHEAD].end()]):
                     continue
             else:  # a short piece, taken only if the speech model says the next one is ready in time
-                following = cuts.words_to_natural_end(
-                    [w.group() for w in words[i:]], final, self._pacing.next_piece_floor()
-                )
+                if not self._pacing.cut_possible(i, len(words) - i):
+                    continue
+                following = self._following(words[i:], final, i)
                 if following is None:
-                    return None  # the next piece's end is not written yet: decide once it is
+                    return Undecided(at)  # the next piece's end is not written yet: decide once it is
                 if not self._pacing.cut_wanted(i, following):
                     continue
-            return start + words[i - 1].end()
+            return Cut(found[i], at, at, at)
         return None
 
     def _emit(self, raw: str, pieces: list[str]) -> None:

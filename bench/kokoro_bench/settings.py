@@ -29,7 +29,7 @@ class BenchSettings:
     texts: tuple[str, ...] = ("short", "typical", "long")
     tokens_per_s: float = TOKENS_PER_S
     voice: str = DEFAULT_VOICE
-    repeats: int = 2  # medians of 2 keep the full run near 8 minutes on 2 idle cores
+    repeats: int = 3  # three sessions per text and strategy: a median, and how far first audio moves
     concurrency: tuple[int, ...] = (1, 2, 4, 8)
     concurrency_text: str = "typical"
     stagger_s: float = 0.5

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from kokoro_bench.measuring.concurrency import ConcurrencyResult, against_one
 from kokoro_bench.measuring.overhead import Overhead
-from kokoro_bench.reporting.results import StrategyResult
+from kokoro_bench.measuring.strategies import Trace
+from kokoro_bench.measuring.timeline import AudioArrival
+from kokoro_bench.reporting.results import StrategyResult, summarize
 from kokoro_bench.reporting.targets import evaluate, ratios
 
 
@@ -74,3 +80,24 @@ def test_each_target_is_judged_and_a_missing_figure_is_not_measured() -> None:
         "4 sessions: extra first-audio wait p95 (s)"
     ] is False
     assert {t.name: t.met for t in evaluate(RESULTS[:3], None, [])}["server overhead"] is None
+
+
+def _trace(first_audio_s: float, first_piece: str) -> Trace:
+    """A pipelined answer whose first audible sample arrives ``first_audio_s`` after the request."""
+    loud = np.full(2400, 8000, dtype=np.int16).tobytes()  # 0.1 s at 24 kHz, far above -40 dBFS
+    return Trace("pipelined", "typical", pieces=[(0.1, first_piece)], audio=[AudioArrival(first_audio_s, loud)])
+
+
+def test_the_spread_across_repeats_is_their_range_over_the_median_and_each_first_piece_is_kept() -> None:
+    summary = summarize([_trace(0.5, "Yes,"), _trace(0.6, "Yes, of course,"), _trace(0.4, "Yes,")])
+    assert (summary.audible_min_s, summary.audible_s, summary.audible_max_s) == (0.4, 0.5, 0.6)
+    assert summary.audible_spread == 0.4
+    assert summary.first_pieces == ("Yes,", "Yes, of course,", "Yes,")
+
+
+def test_first_audio_that_moves_more_than_a_fifth_across_repeats_misses_its_target() -> None:
+    steady, flipping = (replace(result("typical", "pipelined", 0.9), repeats=3, audible_spread=x) for x in (0.1, 0.8))
+    spread = "typical: spread of audible first audio across repeats"
+    assert {t.name: t.met for t in evaluate([steady], None, [])}[spread] is True
+    assert {t.name: t.met for t in evaluate([flipping], None, [])}[spread] is False
+    assert {t.name: t.met for t in evaluate(RESULTS, None, [])}[spread] is None  # one repeat: no spread

@@ -1,5 +1,5 @@
-"""The pieces a first-piece cut before a function word, or after a one-word opener, makes are each spoken
-intelligibly on their own (a listening-quality proxy: the recognizer's word error rate on each piece,
+"""The pieces a first-piece cut before a function word, after a one-word opener, or at a weak cut inside a
+clause makes are each spoken intelligibly on their own (a listening-quality proxy: the recognizer's word error rate on each piece,
 synthesized separately)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from speech_protocol.pieces.first_piece import adaptive_policy
 from speech_protocol.pieces.segmenter import Segmenter
 
 
-def pieces_of(text: str, rtf: float) -> list[str]:
-    segmenter = Segmenter(adaptive_policy(rtf))
+def pieces_of(text: str, rtf: float, piece_overhead_s: float | None = None) -> list[str]:
+    segmenter = Segmenter(adaptive_policy(rtf, piece_overhead_s=piece_overhead_s))
     return segmenter.feed(text) + segmenter.flush()
 
 
@@ -44,6 +44,17 @@ def test_the_short_pieces_of_a_slow_servers_ramp_are_heard_as_written(model_serv
         "on the weather.",
     ]
     for piece in pieces:
+        heard_as_written(model_server_url, piece)
+
+
+@pytest.mark.slow
+def test_the_pieces_either_side_of_a_weak_cut_are_heard_as_written(model_server_url: str) -> None:
+    """With a CPU server's cost per piece at rtf 0.4 and 0.5 (kokoro_bench policy), the typical answer's
+    clause is cut before a determiner, and its first piece before a verb (decision 165)."""
+    at_04, at_05 = pieces_of(TYPICAL, 0.4, 0.306)[:3], pieces_of(TYPICAL, 0.5, 0.37)[:2]
+    assert at_04 == ["Yes, of course,", "the museum is open", "every day, except on Mondays,"]
+    assert at_05 == ["Yes, of course, the museum", "is open every day, except on Mondays,"]
+    for piece in at_04[1:] + at_05:  # the pieces that meet at a weak cut
         heard_as_written(model_server_url, piece)
 
 

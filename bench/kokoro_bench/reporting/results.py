@@ -35,6 +35,12 @@ class StrategyResult:
     first_piece: str
     repeats: int
     streamed_first_byte_s: float | None  # whole: when sentence streaming would have started the audio
+    # Across the repeats, each a session of its own sized by the server's pace at that moment: how far first
+    # audio moved, and the first piece each chose (a flip between two is what moves it most).
+    audible_min_s: float | None = None
+    audible_max_s: float | None = None
+    audible_spread: float | None = None  # (max - min) / median
+    first_pieces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,12 +82,14 @@ def summarize(traces: list[Trace]) -> StrategyResult:
     if not traces:
         raise BenchError("no runs to summarize")
     playbacks = [play(t.audio) for t in traces]
+    audible = [p.audible_s for p in playbacks if p.audible_s is not None]
+    audible_s = median(audible)
     first = traces[0]
     return StrategyResult(
         text=first.text,
         strategy=first.strategy,
         ttfa_s=median_of([p.ttfa_s for p in playbacks], "ttfa_s"),
-        audible_s=median([p.audible_s for p in playbacks]),
+        audible_s=audible_s,
         last_audio_s=median_of([p.last_audio_s for p in playbacks], "last_audio_s"),
         stall_s=median_of([p.stall_s for p in playbacks], "stall_s"),
         end_s=median_of([p.end_s for p in playbacks], "end_s"),
@@ -90,6 +98,10 @@ def summarize(traces: list[Trace]) -> StrategyResult:
         first_piece=first.pieces[0][1] if first.pieces else "",
         repeats=len(traces),
         streamed_first_byte_s=median([t.streamed_first_byte_s for t in traces]),
+        audible_min_s=min(audible, default=None),
+        audible_max_s=max(audible, default=None),
+        audible_spread=round((max(audible) - min(audible)) / audible_s, 3) if audible_s else None,
+        first_pieces=tuple(t.pieces[0][1] if t.pieces else "" for t in traces),
     )
 
 

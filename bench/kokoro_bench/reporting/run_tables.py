@@ -87,6 +87,22 @@ def _first_audio(data: dict, rtf) -> list[str]:
             for r in data["results"]
         ],
     )
+    pipelined = [r for r in data["results"] if r["strategy"] == "pipelined" and r.get("first_pieces")]
+    if pipelined:
+        out += [f"### Pipelined first audio across the repeats (rtf {rtf}; each repeat a session of its own)", ""]
+        out += table(
+            ["text", "repeats", "audible min / median / max", "spread", "first piece of each repeat"],
+            [
+                [
+                    r["text"],
+                    r["repeats"],
+                    f"{s(r['audible_min_s'])} / {s(r['audible_s'])} / {s(r['audible_max_s'])}",
+                    s(r["audible_spread"], 3),
+                    " · ".join(f'"{piece[:40]}"' for piece in r["first_pieces"]),
+                ]
+                for r in pipelined
+            ],
+        )
     if data.get("ratios"):
         out += [f"### Pipelined over the designs it replaces (rtf {rtf}; lower is better)", ""]
         out += table(

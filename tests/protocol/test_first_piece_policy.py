@@ -20,6 +20,7 @@ from speech_protocol.pieces.first_piece import (
     SegmentPolicy,
     SegmentPolicyError,
     adaptive_policy,
+    cautious,
     first_piece_words,
     ramp_words,
 )
@@ -364,9 +365,24 @@ def test_without_the_speech_model_or_where_natural_cuts_keep_up_no_piece_ends_at
     assert all(natural_cut_after(*pair) for pair in _boundaries(pieces_of(TYPICAL, policy)))
 
 
-def test_where_the_natural_cuts_would_stall_the_ramp_cuts_a_clause_at_a_weak_cut() -> None:
-    """rtf 0.4 with a CPU server's cost per piece (kokoro_bench policy): "Yes, of course," is ready in time only if
-    the 6 words to "day," are not one piece; the ramp cuts them before the determiner, where the phrase bends."""
-    pieces = pieces_of(TYPICAL, adaptive_policy(0.4, piece_overhead_s=0.306))
-    assert pieces[:3] == ["Yes, of course,", "the museum is open", "every day, except on Mondays,"]
-    assert [natural_cut_after(*pair) for pair in _boundaries(pieces)[:2]] == [True, False]
+def test_where_the_natural_cuts_would_stall_a_piece_ends_at_a_weak_cut() -> None:
+    """With a CPU server's cost per piece (kokoro_bench policy): at rtf 0.35, "Yes, of course," is ready in time
+    only if the 6 words to "day," are not one piece, so the ramp cuts them before the determiner; at rtf 0.4,
+    the first piece itself ends before the verb, a clause earlier than the natural cut "day," allows."""
+    ramp = pieces_of(TYPICAL, adaptive_policy(0.35, piece_overhead_s=0.274))
+    assert ramp[:3] == ["Yes, of course,", "the museum is open", "every day, except on Mondays,"]
+    assert [natural_cut_after(*pair) for pair in _boundaries(ramp)[:2]] == [True, False]
+    first = pieces_of(TYPICAL, adaptive_policy(0.4, piece_overhead_s=0.306))
+    assert first[:2] == ["Yes, of course, the museum", "is open every day,"]
+    assert not natural_cut_after(*_boundaries(first)[0])
+    natural = pieces_of(TYPICAL, adaptive_policy(0.4, SegmentPolicy(weak_cuts=False), piece_overhead_s=0.306))
+    assert natural[0] == "Yes, of course, the museum is open every day,"  # the control: no weak cut, a clause later
+
+
+def test_the_first_piece_is_judged_on_a_server_slower_than_advertised() -> None:
+    """At rtf 0.2, "Yes," is taken where its next piece is ready with room for the pace margin; a server whose
+    cost per piece leaves "of course," ready only just in time, without that room, gets a longer first piece."""
+    assert pieces_of(TYPICAL, adaptive_policy(0.2, piece_overhead_s=0.1))[0] == "Yes,"
+    exact = SpeechModel(0.2, overhead_s=0.165)  # "of course," takes 0.276 s; "Yes," plays 0.278 s
+    assert not exact.cut_stalls(1, 2) and cautious(exact).cut_stalls(1, 2)
+    assert pieces_of(TYPICAL, adaptive_policy(0.2, piece_overhead_s=0.165))[0] == "Yes, of course,"

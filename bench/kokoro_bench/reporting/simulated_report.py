@@ -40,7 +40,8 @@ def _row(run: dict, bound: dict) -> list[str]:
         f"{bound['natural_audible_s']:.2f}",
         f"{bound['natural_ratio']:.3f}",
         f"{bound['ratio']:.3f}",
-        bound["pipelined_first_piece"],
+        f"{piped.get('repeats', 1)}: {piped['audible_spread']:.3f}" if piped.get("audible_spread") is not None else "-",
+        " · ".join(f'"{piece}"' for piece in piped.get("first_pieces") or [bound["pipelined_first_piece"]]),
     ]
 
 
@@ -58,7 +59,8 @@ def markdown(runs: list[dict]) -> list[str]:
         "bound, natural cuts",
         "vs natural bound",
         "vs any-cut bound",
-        "first piece",
+        "repeats: spread of first audible",
+        "first piece (of each repeat)",
     ]
     rows = [_row(run, bound) for run in runs for bound in run.get("lower_bounds", [])]
     dates = sorted({run["meta"].get("date", "")[:16] for run in runs})

@@ -42,6 +42,11 @@ MAX_RAMP_WORDS = 60  # a server slower than real time never catches up; the ramp
 # stalls in the policy sweep that keeps first audio close to the natural-cut bound (the sweep's figures:
 # docs/decisions/088-piece-overhead.md).
 SUSTAIN_FIXED_COSTS = 1.5
+# The first piece must be ready in time even on a server this much slower than it advertises: two warm-ups an
+# hour apart on the same idle machine advertised rtf 0.411 and 0.467 (13.6 % apart), and a slowed server's
+# sessions were sized at about 0.7 where it ran at 0.82; without the margin, weak cuts turned such an
+# optimistic pace into stalls twice as long (docs/decisions/165-weak-cuts.md).
+PACE_MARGIN = 1.15
 
 
 class SegmentPolicyError(ValueError):
@@ -104,6 +109,11 @@ class SegmentPolicy:
         if self.rtf is None:
             raise SegmentPolicyError("no speech model without the server's rtf")
         return _speech_model(self.rtf, self.piece_overhead_s)
+
+
+def cautious(model: SpeechModel) -> SpeechModel:
+    """``model`` slowed by :data:`PACE_MARGIN`: what the first piece is judged against."""
+    return replace(model, rtf=model.rtf * PACE_MARGIN, overhead_s=model.overhead_s * PACE_MARGIN)
 
 
 def sustaining_words(model: SpeechModel) -> float:
@@ -219,8 +229,9 @@ class AnswerPacing:
     def cut_wanted(self, words: int, following: int) -> bool:
         """The speech model's verdict on a natural cut after ``words``, ``following`` words before the next.
 
-        The first piece ends at the earliest such cut whose next piece is ready before it has played: that
-        is what brings speech forward. A later piece ends there only when running on to the next cut would
+        The first piece ends at the earliest such cut whose next piece is ready before it has played, on a
+        server :data:`PACE_MARGIN` slower than advertised (:func:`cautious`): that is what brings speech
+        forward. A later piece ends there only when running on to the next cut would
         outlast the audio queued ahead: each extra cut is a seam in the prosody, so it must buy a stall that
         would otherwise happen, and hold enough words to pay towards the next cut (:func:`sustaining_words`):
         a piece that merely breaks even leaves nothing for the next cut's fixed cost, and the stall comes one
@@ -228,7 +239,7 @@ class AnswerPacing:
         """
         model = self.policy.speech_model()
         if not self.spoken_any:
-            return not model.cut_stalls(words, following)
+            return not cautious(model).cut_stalls(words, following)
         return words >= sustaining_words(model) and self._lead_s(words + following) < 0
 
     def cut_possible(self, words: int, written_after: int) -> bool:
@@ -240,7 +251,7 @@ class AnswerPacing:
         if self.spoken_any:
             return words >= sustaining_words(model)
         floor = self.next_piece_floor()
-        return written_after < floor or not model.cut_stalls(words, floor)
+        return written_after < floor or not cautious(model).cut_stalls(words, floor)
 
     def emitted(self, raw: str) -> None:
         """A piece of ``raw`` text was emitted. Words are counted only while the ramp may last: linear time."""

@@ -50,7 +50,10 @@ def test_local_with_a_prompt_writes_answer_and_report(model_server_url: str, tmp
     report, seconds = read_outputs(tmp_path)
     assert report["text"] == REPLY and report["error"] is None
     assert 0 < report["ttfa_s"] <= report["total_s"] and report["audio_s"] == pytest.approx(seconds, abs=0.01)
-    assert [p["text"] for p in report["pieces"]] == ["Good evening.", "Your table is ready"]
+    # Two sentences, the second cut once more at a weak cut ("Your table | is ready") where the server's pace
+    # is slow enough that it would stall whole (decision 165): how many pieces depends on the machine's load.
+    pieces = [p["text"] for p in report["pieces"]]
+    assert pieces[0] == "Good evening." and " ".join(pieces[1:]) == "Your table is ready" and len(pieces) <= 3
     assert all(p["sent_s"] <= p["first_audio_s"] <= p["done_s"] for p in report["pieces"])
     assert "first audio" in result.output
 
@@ -69,7 +72,7 @@ def test_invoke_a_running_agent(model_server_url: str, tmp_path: Path) -> None:
         result = runner.invoke(app, ["invoke", url, "--prompt", "hi", "--out", str(tmp_path), "--voice", "bf_emma"])
     assert result.exit_code == 0, result.output
     report, seconds = read_outputs(tmp_path)
-    assert report["agent"]["pieces"] == 2 and seconds > 0.5
+    assert report["agent"]["pieces"] in (2, 3) and seconds > 0.5  # 3 on a slow server: see the test above
 
 
 def test_invoke_reports_the_agents_error_and_fails(tmp_path: Path) -> None:

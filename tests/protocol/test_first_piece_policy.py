@@ -190,6 +190,12 @@ def test_a_bad_ramp_is_refused_when_the_policy_is_built(bad) -> None:
         SegmentPolicy(ramp_words=bad)
 
 
+@pytest.mark.parametrize("bad", [1, 0, "yes", "", None])
+def test_a_weak_cuts_setting_that_is_not_a_bool_is_refused_when_the_policy_is_built(bad) -> None:
+    with pytest.raises(SegmentPolicyError, match="weak_cuts must be a bool"):
+        SegmentPolicy(weak_cuts=bad)
+
+
 def test_work_stays_linear_when_every_piece_may_end_at_a_clause() -> None:
     """Counted in lines of segmenter code run, not seconds: a ramp that re-counted words would be quadratic."""
     policy = SegmentPolicy(first_piece_min_words=1, ramp_words=10**9)

@@ -13,14 +13,17 @@ from pathlib import Path
 
 def test_it_times_each_plugin_against_the_openai_route_in_its_framework(tmp_path: Path, model_server_url: str) -> None:
     out = tmp_path / "frameworks.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "kokoro_bench", "frameworks", "--repeats", "1", "--server-url", model_server_url]
-        + ["--json", str(out)],
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    try:  # within the test's own time limit, so that a hang shows what the run printed
+        done = subprocess.run(
+            [sys.executable, "-m", "kokoro_bench", "frameworks", "--repeats", "1", "--server-url", model_server_url]
+            + ["--json", str(out)],
+            env={**os.environ, "HF_HUB_OFFLINE": "1"},
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    except subprocess.TimeoutExpired as hung:
+        raise AssertionError(f"the run did not end in {hung.timeout} s: {str(hung.stderr)[-3000:]}") from None
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
     for framework in ("livekit", "pipecat"):

@@ -45,6 +45,7 @@ async def main(base_url: str, text: str, out: Path) -> None:
         api_key="not-checked",
         base_url=base_url,
         settings=OpenAITTSService.Settings(model="kokoro", voice="marin"),
+        stop_frame_timeout_s=60.0,  # as docs/openai-api.md says: a loaded CPU server can be quiet for over 3 s
     )
     collect = Collect()
     task = PipelineTask(Pipeline([tts, collect]), params=PipelineParams(audio_out_sample_rate=24_000))

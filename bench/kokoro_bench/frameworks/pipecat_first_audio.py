@@ -92,6 +92,9 @@ async def main(base_url: str, server_pids: list[int], text: str, tokens_per_s: f
             api_key="not-checked",
             base_url=f"{base_url}/v1",
             settings=OpenAITTSService.Settings(model="kokoro", voice="marin"),
+            # As patient as the plugin: pipecat's default 3 s of quiet ends the context, and a loaded CPU server
+            # can take longer than that for a sentence's first audio ("completed with no audio").
+            stop_frame_timeout_s=HANG_S,
         ),
     }
     runner = WorkerRunner(handle_sigint=False)
@@ -108,12 +111,20 @@ async def main(base_url: str, server_pids: list[int], text: str, tokens_per_s: f
         pipelines[name] = (worker, answer)
     running = asyncio.create_task(runner.run())
     runs: dict[str, list[dict]] = {name: [] for name in engines}
-    for _ in range(repeats):
-        for name, (worker, answer) in pipelines.items():
-            runs[name].append(await first_audio(worker, answer, server_pids, text, tokens_per_s))
-    for worker, _ in pipelines.values():
-        await worker.queue_frame(EndFrame())
-    await asyncio.wait_for(running, HANG_S)
+    try:
+        for _ in range(repeats):
+            for name, (worker, answer) in pipelines.items():
+                runs[name].append(await first_audio(worker, answer, server_pids, text, tokens_per_s))
+    except BaseException:
+        # Cancelled here, while pipecat's own tasks still run: left to asyncio.run, which cancels every task at
+        # once, a worker would wait for ever on the tasks that carry its cancel frame, and the script would hang.
+        await runner.cancel()
+        raise
+    else:
+        for worker, _ in pipelines.values():
+            await worker.queue_frame(EndFrame())
+    finally:
+        await asyncio.wait_for(running, HANG_S)
     print(json.dumps(runs))
 
 

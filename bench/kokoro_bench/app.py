@@ -10,7 +10,8 @@ itself, ``soak`` (the endurance run) and ``report`` (every page's figures from t
 studies, each a question and a results file whose figures a page or a decision record shows: ``policy``
 (the first-piece policy, computed), ``interrupt`` (barge-in), ``languages``,
 ``language-answers``, ``normalization``, ``batching``, ``frameworks`` (first and last audio inside LiveKit
-Agents and pipecat) and ``images`` (building and starting the two images). A finished before/after study's
+Agents and pipecat), ``images`` (building and starting the two images) and ``latecomer`` (a short text that
+arrives while others are read). A finished before/after study's
 figures are frozen as text in its decision record and its command is removed. Each takes ``--help``.
 """
 
@@ -38,6 +39,7 @@ from .studies import (
     interrupt,
     language_answers,
     languages,
+    latecomer,
     normalization,
 )
 
@@ -104,6 +106,7 @@ STUDIES: dict[str, Callable[..., None]] = {
     "batching": batching.batching,
     "frameworks": frameworks.frameworks,
     "images": images.images,
+    "latecomer": latecomer.latecomer,
 }
 app.callback(invoke_without_command=True)(interruptible_command("bench", bench))
 for _name, _command in (PRODUCT | STUDIES).items():

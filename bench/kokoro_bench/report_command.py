@@ -19,7 +19,7 @@ from kokoro_stacks.settings.measured_capacity import MEASURED
 from .reporting import soak_report
 from .reporting.docs_report import GPU_RESULTS, PAGE, RESULTS, load_gpu_run, updated_capacity, updated_page
 from .reporting.markers import rendered_pages
-from .studies import frameworks, images, interrupt, language_answers
+from .studies import frameworks, images, interrupt, language_answers, latecomer
 
 # Every other page's block: a results file, the pages it fills, and how.
 BLOCKS = (
@@ -29,6 +29,7 @@ BLOCKS = (
     language_answers.BLOCK,
     frameworks.BLOCK,
     images.BLOCK,
+    latecomer.BLOCK,
 )
 
 

@@ -31,7 +31,7 @@ from kokoro_server.engine.word_timing import WordTimeline
 from kokoro_server.refusals import Refusal
 from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.settings import ServerSettings
-from kokoro_server.text.chunks import Chunk
+from kokoro_server.text.chunks import PHONEMES_PER_AUDIO_S, Chunk
 from kokoro_server.text.g2p_pool import G2PPool, default_workers
 from kokoro_server.text.phonemes import ReadSlice
 from kokoro_server.text.reading import Reading
@@ -176,9 +176,10 @@ class SpeechRuntime:
         records nothing of it (docs/decisions/120-cancel-the-running-inference.md)."""
         synth = self._synth()
         token = cancel or CancelToken()
+        cost_s = self.render_cost_s(chunk)
         if self.scheduler.max_batch > 1 and synth.can_batch:
             key = token_bucket(len(chunk.phonemes))
-            return await self.scheduler.run_batched(self._render_batch, chunk, key, clock, token)
+            return await self.scheduler.run_batched(self._render_batch, chunk, key, clock, token, cost_s)
 
         def render() -> Rendered:
             start = time.perf_counter()
@@ -186,7 +187,16 @@ class SpeechRuntime:
             self.meter.observe(Timing(time.perf_counter() - start, len(rendered.audio) / SAMPLE_RATE))
             return rendered
 
-        return await self.scheduler.run(render, clock, token)
+        return await self.scheduler.run(render, clock, token, cost_s)
+
+    def render_cost_s(self, chunk: Chunk) -> float:
+        """The seconds the running pace predicts ``chunk``'s render takes (its fixed cost, and its audio from
+        its phonemes at the running real-time factor): how the scheduler orders listeners who have heard
+        nothing yet. 0 before the warm-up has measured a pace."""
+        model = self.meter.model()
+        if model is None:
+            return 0.0
+        return model.overhead_s + model.rtf * len(chunk.phonemes) / PHONEMES_PER_AUDIO_S / chunk.speed
 
     async def speak(
         self, spoken: Spoken, clock: PlaybackClock, cancel: CancelToken | None = None

@@ -5,9 +5,12 @@ other down, so the model gets a fixed number of workers (``--workers``, default 
 all cores inside each call). Why a priority queue: with FIFO, a session's first sentence waits behind
 other sessions' long paragraphs. Each job carries its session's *deadline*: the moment that session's
 listener runs out of audio if it plays everything from the first byte in real time. A session that has not
-produced audio yet has its arrival time as deadline, so a new session's first piece runs before any
-session that already has audio buffered ahead (first-piece priority), and a session about to starve runs
-before one with seconds in hand (earliest deadline first).
+produced audio yet is due when its job would end if it ran at once: its arrival time plus the job's
+predicted cost. So a new session's first piece runs before any session that already has audio buffered
+ahead (first-piece priority), a session about to starve runs before one with seconds in hand (earliest
+deadline first), and among sessions that have heard nothing yet a short first piece ("Hello.") is not
+held behind another's long one, which it delays by its own short render only
+(docs/decisions/166-first-pieces-by-their-cost.md).
 
 A job carries a :class:`~kokoro_server.engine.backend.CancelToken`: cancelled, it is dropped while queued
 and stopped while running (the engine checks the token), so audio no one will hear never holds a worker
@@ -38,10 +41,10 @@ class PlaybackClock:
         self.first_audio_at: float | None = None
         self.audio_s = 0.0
 
-    def deadline(self) -> float:
-        now = time.monotonic()
+    def deadline(self, cost_s: float = 0.0) -> float:
+        """When the listener runs dry; with no audio yet, when a job of ``cost_s`` seconds started now would end."""
         if self.first_audio_at is None:
-            return now
+            return time.monotonic() + cost_s
         return self.first_audio_at + self.audio_s
 
     def played(self, seconds: float) -> None:
@@ -124,15 +127,19 @@ class Scheduler:
             thread.start()
 
     async def run(
-        self, fn: Callable[[], T], clock: PlaybackClock | None = None, cancel: CancelToken | None = None
+        self,
+        fn: Callable[[], T],
+        clock: PlaybackClock | None = None,
+        cancel: CancelToken | None = None,
+        cost_s: float = 0.0,
     ) -> T:
-        """Run blocking ``fn`` on a worker, ordered by ``clock``'s deadline.
+        """Run blocking ``fn`` on a worker, ordered by ``clock``'s deadline for a job of ``cost_s`` seconds.
 
         ``cancel`` is the token ``fn`` checks, if it can stop part-way. Once it is cancelled this raises
         :class:`RenderCancelled` at once and the job is dropped if still queued; if it runs, ``fn`` stops
         where it checks and its outcome is discarded. Cancelling the awaiting task cancels the token too.
         """
-        return await self._submit(fn, None, None, None, clock, cancel)
+        return await self._submit(fn, None, None, None, clock, cancel, cost_s)
 
     async def run_batched(
         self,
@@ -141,11 +148,12 @@ class Scheduler:
         key: Hashable,
         clock: PlaybackClock | None = None,
         cancel: CancelToken | None = None,
+        cost_s: float = 0.0,
     ) -> Any:
         """Run ``runner([item, ...], [token, ...])`` on a worker, ``item`` possibly beside other queued items
         of the same ``runner`` and ``key``; returns ``item``'s outcome (raises it if it is an exception).
         Ordering and cancelling as :meth:`run`: a row cancelled while its batch runs is the runner's to drop."""
-        return await self._submit(None, runner, item, key, clock, cancel)
+        return await self._submit(None, runner, item, key, clock, cancel, cost_s)
 
     async def _submit(
         self,
@@ -155,11 +163,12 @@ class Scheduler:
         key: Hashable,
         clock: PlaybackClock | None,
         cancel: CancelToken | None,
+        cost_s: float,
     ) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
         token = cancel or CancelToken()
-        deadline = clock.deadline() if clock else time.monotonic()
+        deadline = clock.deadline(cost_s) if clock else time.monotonic() + cost_s
         with self._ready:
             if self._closed:
                 future.cancel()  # as a job still queued at close() is

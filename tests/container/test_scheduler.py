@@ -30,6 +30,43 @@ async def test_new_sessions_first_piece_runs_before_buffered_sessions_work():
         scheduler.close()
 
 
+async def test_among_sessions_with_no_audio_yet_a_short_first_piece_goes_before_a_long_one_queued_earlier():
+    """ "Hello." arriving while another listener's long first chunk waits: it is due when it would end if run at
+    once, so it runs first; the long one, held by a render as short as it, is not starved."""
+    scheduler = Scheduler(workers=1)
+    gate, order = threading.Event(), []
+    try:
+        blocker = await occupy(scheduler, gate)
+        long = asyncio.ensure_future(scheduler.run(lambda: order.append("long"), PlaybackClock(), cost_s=6.0))
+        await queued(long)
+        short = asyncio.ensure_future(scheduler.run(lambda: order.append("short"), PlaybackClock(), cost_s=0.2))
+        late = asyncio.ensure_future(scheduler.run(lambda: order.append("after the long"), None, cost_s=60.0))
+        await queued(short, late)
+        gate.set()
+        await asyncio.gather(blocker, long, short, late)
+        assert order == ["short", "long", "after the long"]
+    finally:
+        scheduler.close()
+
+
+async def test_a_listener_about_to_run_dry_goes_before_a_newcomer_whose_first_piece_would_end_later():
+    scheduler = Scheduler(workers=1)
+    gate, order = threading.Event(), []
+    try:
+        blocker = await occupy(scheduler, gate)
+        playing = PlaybackClock()
+        playing.played(1.0)  # runs dry in a second
+        newcomer = asyncio.ensure_future(scheduler.run(lambda: order.append("newcomer"), PlaybackClock(), cost_s=30.0))
+        await queued(newcomer)
+        running_dry = asyncio.ensure_future(scheduler.run(lambda: order.append("running dry"), playing, cost_s=30.0))
+        await queued(running_dry)
+        gate.set()
+        await asyncio.gather(blocker, newcomer, running_dry)
+        assert order == ["running dry", "newcomer"]  # with the newcomer due on arrival, the reverse
+    finally:
+        scheduler.close()
+
+
 async def test_cancelled_queued_job_never_runs_and_errors_propagate():
     scheduler = Scheduler(workers=1)
     gate, ran = threading.Event(), []

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from misaki.en import MToken
 
 MAX_PHONEMES = 510  # Kokoro's context is 512 tokens including the two pad tokens: one chunk, one call
+# Kokoro speaks about this many phoneme characters a second at speed 1: 17.9-18.9 over English prose, a
+# URL-like token and a code (docs/decisions/166-first-pieces-by-their-cost.md). A chunk's audio, before it is rendered.
+PHONEMES_PER_AUDIO_S = 18.5
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:—…])\s+")
 

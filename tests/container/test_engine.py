@@ -15,7 +15,7 @@ from kokoro_server.engine.slowed import SlowedBackend
 from kokoro_server.engine.synthesizer import Synthesizer
 from kokoro_server.engine.voices import MixedLanguages, UnknownVoice, VoiceBank
 from kokoro_server.runtime import warm_up
-from kokoro_server.text.chunks import MAX_PHONEMES, NothingToSay, chunk_phonemes
+from kokoro_server.text.chunks import MAX_PHONEMES, SPLIT_SENTENCE_PHONEMES, NothingToSay, chunk_phonemes
 from kokoro_server.text.languages import UnknownLanguage, language_letter
 from kokoro_server.text.reading import Reading
 
@@ -41,6 +41,19 @@ def test_one_enormous_word_is_cut_hard_but_kept():
     word = "a" * 1300
     chunks = chunk_phonemes(word)
     assert "".join(chunks) == word and max(map(len, chunks)) <= MAX_PHONEMES
+
+
+def test_a_sentence_the_model_cannot_read_whole_is_rendered_in_bounded_units_and_one_it_can_is_left_whole():
+    """Text without sentence ends (a URL, a code) holds a model worker one bounded unit at a time, so a
+    newcomer waits for one such render at most (docs/decisions/167-bounded-render-units.md)."""
+    clause = "ðɪs ɪz ə vˈɛɹi lˈɔŋ klˈɔz wɪð mˈɛni wˈɜɹdz ɪn ɪt,"
+    run_on = " ".join([clause] * 40)
+    units = chunk_phonemes(run_on)
+    assert max(map(len, units)) <= SPLIT_SENTENCE_PHONEMES and " ".join(units) == run_on
+    assert all(len(unit) + 1 + len(clause) > SPLIT_SENTENCE_PHONEMES for unit in units[:-1])  # packed, not tiny
+    assert chunk_phonemes(" ".join([clause] * 9)) == [" ".join([clause] * 9)]  # 449 phonemes: one model call
+    token = "aB1x9Z" * 500
+    assert max(map(len, chunk_phonemes(token))) == SPLIT_SENTENCE_PHONEMES
 
 
 def test_voice_bank_lists_every_language_and_rejects_unknown_voices(assets):

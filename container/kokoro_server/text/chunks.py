@@ -2,8 +2,9 @@
 written word.
 
 One chunk per sentence, so audio streams sentence by sentence; a sentence longer than the model reads in
-one call is split at clauses, then at spaces, never truncated. A chunk carries the voice and speed it is
-spoken with, so chunks of different listeners can share one batched pass (kokoro_server.engine.batch).
+one call is split at clauses, then at spaces, never truncated, into bounded render units. A chunk carries
+the voice and speed it is spoken with, so chunks of different listeners can share one batched pass
+(kokoro_server.engine.batch).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     from misaki.en import MToken
 
 MAX_PHONEMES = 510  # Kokoro's context is 512 tokens including the two pad tokens: one chunk, one call
+# A sentence longer than the model reads in one call is split anyway; its parts are rendered in units of at most
+# this many phonemes (about 11 s of audio), so that text without sentence ends (a URL, a code, a run-on
+# transcript) holds a model worker for seconds at a time, not a whole 510-phoneme render, while a newcomer waits
+# (docs/decisions/167-bounded-render-units.md). A sentence within MAX_PHONEMES stays one chunk, however long.
+SPLIT_SENTENCE_PHONEMES = 200
 # Kokoro speaks about this many phoneme characters a second at speed 1: 17.9-18.9 over English prose, a
 # URL-like token and a code (docs/decisions/166-first-pieces-by-their-cost.md). A chunk's audio, before it is rendered.
 PHONEMES_PER_AUDIO_S = 18.5
@@ -75,24 +81,26 @@ def _pack(parts: list[str], limit: int) -> list[str]:
     return out
 
 
-def _split_long(text: str, limit: int) -> list[str]:
-    """Split one over-long sentence at clause punctuation, then at spaces, then hard: never truncate."""
+def _split_long(text: str, limit: int, unit: int) -> list[str]:
+    """Split one sentence over ``limit`` into parts of at most ``unit``: at clause punctuation, then at spaces,
+    then hard; never truncate."""
     if len(text) <= limit:
         return [text]
     parts: list[str] = []
     for clause in _CLAUSE_END.split(text):
-        if len(clause) <= limit:
+        if len(clause) <= unit:
             parts.append(clause)
             continue
         for word in clause.split(" "):
-            parts.extend(word[i : i + limit] for i in range(0, len(word), limit))
-    return _pack(parts, limit)
+            parts.extend(word[i : i + unit] for i in range(0, len(word), unit))
+    return _pack(parts, unit)
 
 
-def chunk_phonemes(phonemes: str, limit: int = MAX_PHONEMES) -> list[str]:
-    """One chunk per sentence (so audio can stream per sentence), none longer than ``limit``."""
+def chunk_phonemes(phonemes: str, limit: int = MAX_PHONEMES, unit: int = SPLIT_SENTENCE_PHONEMES) -> list[str]:
+    """One chunk per sentence (so audio can stream per sentence) of at most ``limit``; a longer sentence in
+    parts of at most ``unit`` (``limit`` if smaller)."""
     chunks: list[str] = []
     for sentence in _SENTENCE_END.split(phonemes.strip()):
         if sentence:
-            chunks.extend(c for c in _split_long(sentence, limit) if c.strip())
+            chunks.extend(c for c in _split_long(sentence, limit, min(unit, limit)) if c.strip())
     return chunks

@@ -161,7 +161,9 @@ def latecomer(
         chosen, counts = _kinds(kinds), _counts(others)
 
         def measure(url: str) -> dict:
-            return asyncio.run(_measure(url, chosen, counts, repeats, delay, say)) | {"rtf": running_status(url).rtf}
+            figures = asyncio.run(_measure(url, chosen, counts, repeats, delay, say))
+            status = running_status(url)
+            return figures | {"rtf": status.rtf, "engine": status.engine}
 
         if server_url:
             check_ready(server_url)
@@ -174,7 +176,6 @@ def latecomer(
         raise typer.Exit(2) from None
     figures = {
         "command": "python -m kokoro_bench latecomer",
-        "engine": running_status(server_url).engine if server_url else engine,
         "repeats": repeats,
         "delay_s": delay,
         **figures,

@@ -181,13 +181,14 @@ class SpeechRuntime:
             key = token_bucket(len(chunk.phonemes))
             return await self.scheduler.run_batched(self._render_batch, chunk, key, clock, token, cost_s)
 
-        def render() -> Rendered:
+        def render(run: CancelToken) -> Rendered:
             start = time.perf_counter()
-            rendered = synth.render(chunk, token)
+            rendered = synth.render(chunk, run)
             self.meter.observe(Timing(time.perf_counter() - start, len(rendered.audio) / SAMPLE_RATE))
             return rendered
 
-        return await self.scheduler.run(render, clock, token, cost_s)
+        # A render alone may be stopped for a more pressing listener and run again (decision 168).
+        return await self.scheduler.run_preemptible(render, clock, token, cost_s)
 
     def render_cost_s(self, chunk: Chunk) -> float:
         """The seconds the running pace predicts ``chunk``'s render takes (its fixed cost, and its audio from

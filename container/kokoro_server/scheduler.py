@@ -15,6 +15,14 @@ held behind another's long one, which it delays by its own short render only
 A job carries a :class:`~kokoro_server.engine.backend.CancelToken`: cancelled, it is dropped while queued
 and stopped while running (the engine checks the token), so audio no one will hear never holds a worker
 (docs/decisions/120-cancel-the-running-inference.md).
+
+A render under way is *preempted* (:meth:`Scheduler.run_preemptible`) when a job arrives that would wait for
+it past its own deadline by more than its own run takes, and more than the render's listener would wait in
+exchange: it is stopped, queued again at its deadline and run once more after the pressing job. So "Hello."
+arriving while another listener's long chunk is being rendered waits for its own render only, if that
+listener has seconds of audio in hand, or has heard nothing yet and the render is far from its end. A job is
+preempted at most once, which bounds the work thrown away to one render per job
+(docs/decisions/168-preempt-a-render-that-can-wait.md).
 """
 
 from __future__ import annotations
@@ -57,7 +65,9 @@ class PlaybackClock:
 class _Job:
     deadline: float
     seq: int
-    fn: Callable[[], Any] | None = field(compare=False)  # None for a batchable job: its runner runs it
+    # Given the token of this run: the caller's, or for a preemptible job one the scheduler cancels too.
+    # None for a batchable job: its runner runs it.
+    fn: Callable[[CancelToken], Any] | None = field(compare=False)
     future: asyncio.Future = field(compare=False)
     loop: asyncio.AbstractEventLoop = field(compare=False)
     cancel: CancelToken = field(compare=False)
@@ -66,6 +76,25 @@ class _Job:
     runner: BatchRunner | None = field(default=None, compare=False)
     item: Any = field(default=None, compare=False)
     key: Hashable = field(default=None, compare=False)
+    cost_s: float = field(default=0.0, compare=False)  # the predicted seconds of its run
+    preemptible: bool = field(default=False, compare=False)
+    # While a preemptible job runs: when it started and the token that stops this run only.
+    started: float = field(default=0.0, compare=False)
+    attempt: CancelToken | None = field(default=None, compare=False)
+    preempted: bool = field(default=False, compare=False)
+
+    def can_yield_to(self, other: _Job, now: float) -> bool:
+        """Whether this running job should be stopped for ``other`` and run again after it: other's listener
+        would wait less by more than other's own run takes (so other ends within twice its time alone), plus
+        whatever this job's listener would wait more. A listener with audio enough in hand waits no more;
+        one with none yet loses other's run and the work thrown away (docs/decisions/168-preempt-a-render-that-can-wait.md)."""
+        if not self.preemptible or self.preempted or self.attempt is None:
+            return False
+        end = self.started + self.cost_s  # predicted, if it runs on
+        again = now + other.cost_s + self.cost_s  # if other runs first and this one then from the start
+        saves = _late(end + other.cost_s, other.deadline) - _late(now + other.cost_s, other.deadline)
+        loses = _late(again, self.deadline) - _late(end, self.deadline)
+        return saves > loses + other.cost_s
 
     @property
     def dropped(self) -> bool:
@@ -75,6 +104,10 @@ class _Job:
         # ==, not `is`: the runtime's runner is a bound method, a new object at each access (equal ones share
         # their instance and function)
         return self.runner is not None and self.runner == head.runner and self.key == head.key
+
+
+def _late(end: float, deadline: float) -> float:
+    return max(0.0, end - deadline)
 
 
 # A batch's work: the items and their tokens in, one outcome per item out (its result, or the exception
@@ -122,6 +155,7 @@ class Scheduler:
         self._seq = itertools.count()
         self._running: dict[int, _Job] = {}  # by seq: what the workers are running now, for close()
         self._lock = threading.Lock()
+        self.preempted = 0  # runs stopped for a more pressing job (and queued again): /ping's count
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)]
         for thread in self._threads:
             thread.start()
@@ -139,7 +173,24 @@ class Scheduler:
         :class:`RenderCancelled` at once and the job is dropped if still queued; if it runs, ``fn`` stops
         where it checks and its outcome is discarded. Cancelling the awaiting task cancels the token too.
         """
-        return await self._submit(fn, None, None, None, clock, cancel, cost_s)
+
+        def ignoring_the_token(_run: CancelToken) -> T:  # fn checks ``cancel`` itself, if at all
+            return fn()
+
+        return await self._submit(ignoring_the_token, None, None, None, clock, cancel, cost_s)
+
+    async def run_preemptible(
+        self,
+        fn: Callable[[CancelToken], T],
+        clock: PlaybackClock | None = None,
+        cancel: CancelToken | None = None,
+        cost_s: float = 0.0,
+    ) -> T:
+        """As :meth:`run`, for ``fn`` that may be stopped and run again: it gets the token of its run, which
+        is cancelled when ``cancel`` is and when the scheduler preempts the run for a job due before it would
+        end. A preempted run that raises :class:`RenderCancelled` is queued again at its deadline (its caller
+        sees nothing of it); one that ends anyway (it did not stop in time) keeps its outcome."""
+        return await self._submit(fn, None, None, None, clock, cancel, cost_s, preemptible=True)
 
     async def run_batched(
         self,
@@ -157,30 +208,61 @@ class Scheduler:
 
     async def _submit(
         self,
-        fn: Callable[[], Any] | None,
+        fn: Callable[[CancelToken], Any] | None,
         runner: BatchRunner | None,
         item: Any,
         key: Hashable,
         clock: PlaybackClock | None,
         cancel: CancelToken | None,
         cost_s: float,
+        preemptible: bool = False,
     ) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
         token = cancel or CancelToken()
         deadline = clock.deadline(cost_s) if clock else time.monotonic() + cost_s
+        job = _Job(deadline, next(self._seq), fn, future, loop, token, runner, item, key, cost_s, preemptible)
         with self._ready:
             if self._closed:
                 future.cancel()  # as a job still queued at close() is
             else:
-                heapq.heappush(self._heap, _Job(deadline, next(self._seq), fn, future, loop, token, runner, item, key))
+                heapq.heappush(self._heap, job)
                 self._ready.notify_all()
+                self._preempt_for(job)
         with token.on_cancel(lambda: _call_soon(loop, _abandon, future)):
             try:
                 return await future
             except asyncio.CancelledError:
                 token.cancel()  # the caller is gone (a client hung up): stop the work it was waiting for
                 raise
+
+    def _preempt_for(self, job: _Job) -> None:
+        """Stop one running job that can yield to ``job``, if ``job`` is next in line and no worker is free.
+        Called with the queue's lock held."""
+        if self._heap[0] is not job:
+            return
+        now = time.monotonic()
+        with self._lock:
+            if len(self._running) < len(self._threads):  # a worker is idle: it takes the job now
+                return
+            victim = next((run for run in self._running.values() if run.can_yield_to(job, now)), None)
+            if victim is None:
+                return
+            victim.preempted = True
+            self.preempted += 1
+            attempt = victim.attempt
+        assert attempt is not None  # can_yield_to checked it
+        attempt.cancel()  # its run stops at the engine's next check; its worker then takes the queue's head
+
+    def _requeue(self, job: _Job) -> None:
+        """Queue a preempted job again, at its deadline and place."""
+        job.attempt = None
+        with self._ready:
+            if self._closed:
+                _call_soon(job.loop, job.future.cancel)
+                return
+            heapq.heappush(self._heap, job)
+            self._ready.notify_all()
 
     def close(self, wait_s: float = 1.0) -> None:
         """Cancel every queued job, stop the running ones and the workers, and wait at most ``wait_s``.
@@ -250,14 +332,21 @@ class Scheduler:
             jobs = self._take()
             if jobs is None:
                 return
+            head = jobs[0]
             with self._lock:
                 self._running.update((job.seq, job) for job in jobs)
+                if head.preemptible:  # alone: batches are never preemptible
+                    head.started, head.attempt = time.monotonic(), CancelToken()
             try:
                 outcomes = self._execute(jobs)
             finally:
                 with self._lock:
                     for job in jobs:
                         del self._running[job.seq]
+            if head.preempted and head.attempt is not None and isinstance(outcomes[0][1], RenderCancelled):
+                if not head.dropped:  # stopped for a more pressing job, not for its own cancel
+                    self._requeue(head)
+                    continue
             for job, (result, error) in zip(jobs, outcomes, strict=True):
                 _call_soon(job.loop, _settle, job.future, result, error)
 
@@ -265,9 +354,13 @@ class Scheduler:
     def _execute(jobs: list[_Job]) -> list[tuple[Any, BaseException | None]]:
         """Each job's result or error: a plain job runs its ``fn``, batchable ones their shared runner."""
         try:
-            runner, fn = jobs[0].runner, jobs[0].fn
+            head = jobs[0]
+            runner, fn = head.runner, head.fn
             if runner is None and fn is not None:
-                return [(fn(), None)]
+                if head.attempt is None:
+                    return [(fn(head.cancel), None)]
+                with head.cancel.on_cancel(head.attempt.cancel):  # its caller's cancel stops this run too
+                    return [(fn(head.attempt), None)]
             assert runner is not None  # a job has a fn or a runner
             outcomes = runner([job.item for job in jobs], [job.cancel for job in jobs])
         except Exception as exc:  # handed to the awaiting coroutines, which map it

@@ -33,7 +33,12 @@ INVOCATION_FORMATS = ("wav", "pcm")  # the model server's own streamed WAV and r
 async def ping(request: Request) -> Response:
     runtime = runtime_of(request)
     if runtime.ready:  # a busy server is healthy too: SageMaker must not replace it
-        counts = {**runtime.admission.snapshot(), "batched": runtime.batched, **runtime.g2p_status()}
+        counts = {
+            **runtime.admission.snapshot(),
+            "batched": runtime.batched,
+            "preempted": runtime.scheduler.preempted,
+            **runtime.g2p_status(),
+        }
         ready = ServerStatus(READY, runtime.settings.engine, **counts)
         return JSONResponse(ready.encode())
     return JSONResponse(ServerStatus(FAILED if runtime.load_error else LOADING).encode(), status_code=503)

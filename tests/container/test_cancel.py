@@ -30,7 +30,7 @@ from kokoro_server import assets as model_assets
 from kokoro_server.engine.backend import CancelToken, RenderCancelled
 from kokoro_server.engine.registry import load_backend
 from kokoro_server.engine.synthesizer import Synthesizer
-from kokoro_server.scheduler import Scheduler
+from kokoro_server.scheduler import PlaybackClock, Scheduler
 from kokoro_server.text.chunks import Chunk
 from kokoro_server.text.phonemes import Phonemizer
 from kokoro_server.text.reading import Reading
@@ -73,12 +73,17 @@ async def _start_long_render(scheduler: Scheduler, synth: Synthesizer, chunk: Ch
         return synth.render(chunk, token)
 
     job = asyncio.ensure_future(scheduler.run(render, cancel=token))
-    while not clock:
-        await asyncio.sleep(0.005)
-    started = time.clock_gettime(clock[0])
-    while time.clock_gettime(clock[0]) - started < 0.05:  # inside the model's run
-        await asyncio.sleep(0.005)
+    await _inside_the_model(clock)
     return job
+
+
+async def _inside_the_model(cpu_clocks: list[int]) -> None:
+    """Returns once the worker thread whose CPU clock is the last of ``cpu_clocks`` has spent 50 ms in its run."""
+    while not cpu_clocks:
+        await asyncio.sleep(0.005)
+    started = time.clock_gettime(cpu_clocks[-1])
+    while time.clock_gettime(cpu_clocks[-1]) - started < 0.05:  # inside the model's run
+        await asyncio.sleep(0.005)
 
 
 @pytest.mark.parametrize(
@@ -118,6 +123,31 @@ async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk):
     assert not any(t.is_alive() for t in scheduler._threads)  # noqa: SLF001 - the workers themselves
     with pytest.raises(RenderCancelled):
         await job
+
+
+async def test_a_render_stopped_for_a_newcomer_runs_again_to_the_same_audio(synth, phonemizer, long_chunk):
+    """Preemption with the real engine (docs/decisions/168-preempt-a-render-that-can-wait.md): the long render
+    of a listener with minutes in hand is stopped part-way for a newcomer's short one, then run again from the
+    start, and its caller gets exactly the audio it would have had."""
+    undisturbed = synth.render(long_chunk)
+    (short_chunk,) = Reading(SHORT, synth.voice(None), 1.0, phonemizer.read).whole()
+    order: list[str] = []
+    cpu_clocks: list[int] = []
+    ahead = PlaybackClock()
+    ahead.played(300.0)
+
+    def long_render(run: CancelToken):
+        order.append("long")
+        cpu_clocks.append(time.pthread_getcpuclockid(threading.get_ident()))
+        return synth.render(long_chunk, run)
+
+    with closing(Scheduler(workers=1)) as scheduler:
+        job = asyncio.ensure_future(scheduler.run_preemptible(long_render, ahead, cost_s=60.0))
+        await _inside_the_model(cpu_clocks)
+        await scheduler.run(lambda: order.append("short") or synth.render(short_chunk), PlaybackClock(), cost_s=0.1)
+        rendered = await job
+        assert order == ["long", "short", "long"] and scheduler.preempted == 1
+    assert np.array_equal(rendered.audio, undisturbed.audio)
 
 
 def test_an_uncancelled_onnx_render_is_bit_identical_to_one_without_a_token(synth, phonemizer):

@@ -7,6 +7,7 @@ posting it to its last byte) is set against the same request on the idle server,
 before the loaded rounds, on the same server. The other listeners hang up once "Hello." has its answer
 (the server drops a hung-up text's work and stops its running render), and the next round waits until the
 server serves no one. Every answer is checked: a refused request (anything but 200) is counted, not timed.
+Each row also counts the renders the server stopped for a more pressing listener meanwhile (``/ping``).
 
 This is the question of docs/decisions/130-fair-g2p-slices.md asked of a text that comes *while* others are
 read rather than with them; :data:`BLOCK` is the table ``python -m kokoro_bench report`` writes into
@@ -58,6 +59,11 @@ async def _listeners(url: str) -> int:
     return (await asyncio.to_thread(running_status, url)).listeners or 0
 
 
+async def _preempted(url: str) -> int:
+    """Renders the server has stopped for a more pressing listener so far (docs/decisions/168)."""
+    return (await asyncio.to_thread(running_status, url)).preempted or 0
+
+
 async def _idle(url: str, before: int) -> None:
     """Until the server serves no more listeners than ``before`` the run (a shared server may serve others):
     the hung-up texts' work is gone before the next round."""
@@ -101,9 +107,14 @@ async def _measure(url: str, kinds: list[str], counts: list[int], repeats: int, 
         for kind in kinds:
             for count in counts:
                 others = [KINDS[kind][i % len(KINDS[kind])] for i in range(count)]
+                preempted = await _preempted(url)
                 runs = [await _round(client, url, others, delay_s, before) for _ in range(repeats)]
                 row = {"kind": kind, "others": count, **_figures(runs, alone_s)}
-                say(f"{count} {kind}: {row['latecomer_s']} s, {row['ratio']}x alone, {row['refused']} refused")
+                row["preempted"] = await _preempted(url) - preempted
+                say(
+                    f"{count} {kind}: {row['latecomer_s']} s, {row['ratio']}x alone, {row['refused']} refused, "
+                    f"{row['preempted']} renders preempted"
+                )
                 rows.append(row)
     return {"alone_s": round(alone_s, 3), "rows": rows}
 
@@ -195,17 +206,17 @@ def table(figures: dict) -> str:
         + measured_at(figures, figures["command"], figures["rtf"])
         + ":",
         "",
-        "| being read when it arrives | its whole answer | worst | vs alone | refused |",
-        "|---|---|---|---|---|",
+        "| being read when it arrives | its whole answer | worst | vs alone | refused | renders preempted |",
+        "|---|---|---|---|---|---|",
     ]
     for row in figures["rows"]:
         what = f"{row['others']} {row['kind']} text{'s' if row['others'] > 1 else ''}"
         if row["latecomer_s"] is None:
-            lines.append(f"| {what} | refused | | | {row['refused']} |")
+            lines.append(f"| {what} | refused | | | {row['refused']} | {row['preempted']} |")
             continue
         lines.append(
             f"| {what} | {row['latecomer_s']:.2f} s | {row['latecomer_max_s']:.2f} s | {row['ratio']:.2f}x "
-            f"| {row['refused']} |"
+            f"| {row['refused']} | {row['preempted']} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -87,7 +87,7 @@ class _Job:
         """Whether this running job should be stopped for ``other`` and run again after it: other's listener
         would wait less by more than other's own run takes (so other ends within twice its time alone), plus
         whatever this job's listener would wait more. A listener with audio enough in hand waits no more;
-        one with none yet loses other's run and the work thrown away (docs/decisions/168-preempt-a-render-that-can-wait.md)."""
+        one with none yet loses other's run and the work thrown away (docs/decisions/168)."""
         if not self.preemptible or self.preempted or self.attempt is None:
             return False
         end = self.started + self.cost_s  # predicted, if it runs on
@@ -107,6 +107,7 @@ class _Job:
 
 
 def _late(end: float, deadline: float) -> float:
+    """How long after ``deadline`` a job that ends at ``end`` ends (0 in time)."""
     return max(0.0, end - deadline)
 
 
@@ -155,7 +156,8 @@ class Scheduler:
         self._seq = itertools.count()
         self._running: dict[int, _Job] = {}  # by seq: what the workers are running now, for close()
         self._lock = threading.Lock()
-        self.preempted = 0  # runs stopped for a more pressing job (and queued again): /ping's count
+        self._busy = 0  # workers running a job or batch
+        self.preempted = 0  # runs stopped for a more pressing job and queued again: /ping's count
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)]
         for thread in self._threads:
             thread.start()
@@ -243,21 +245,21 @@ class Scheduler:
             return
         now = time.monotonic()
         with self._lock:
-            if len(self._running) < len(self._threads):  # a worker is idle: it takes the job now
+            if self._busy < len(self._threads):  # a worker is idle: it takes the job now
                 return
             victim = next((run for run in self._running.values() if run.can_yield_to(job, now)), None)
             if victim is None:
                 return
             victim.preempted = True
-            self.preempted += 1
             attempt = victim.attempt
         assert attempt is not None  # can_yield_to checked it
         attempt.cancel()  # its run stops at the engine's next check; its worker then takes the queue's head
 
     def _requeue(self, job: _Job) -> None:
-        """Queue a preempted job again, at its deadline and place."""
+        """Queue a job that a preemption stopped again, at its deadline and place."""
         job.attempt = None
         with self._ready:
+            self.preempted += 1
             if self._closed:
                 _call_soon(job.loop, job.future.cancel)
                 return
@@ -334,6 +336,7 @@ class Scheduler:
                 return
             head = jobs[0]
             with self._lock:
+                self._busy += 1
                 self._running.update((job.seq, job) for job in jobs)
                 if head.preemptible:  # alone: batches are never preemptible
                     head.started, head.attempt = time.monotonic(), CancelToken()
@@ -341,6 +344,7 @@ class Scheduler:
                 outcomes = self._execute(jobs)
             finally:
                 with self._lock:
+                    self._busy -= 1
                     for job in jobs:
                         del self._running[job.seq]
             if head.preempted and head.attempt is not None and isinstance(outcomes[0][1], RenderCancelled):

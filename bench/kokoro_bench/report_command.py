@@ -26,6 +26,7 @@ BLOCKS = (
     soak_report.BLOCK,
     soak_report.TERMINATED,
     interrupt.BLOCK,
+    interrupt.LONG_BLOCK,
     language_answers.BLOCK,
     frameworks.BLOCK,
     images.BLOCK,

@@ -158,6 +158,7 @@ class Scheduler:
         self._lock = threading.Lock()
         self._busy = 0  # workers running a job or batch
         self.preempted = 0  # runs stopped for a more pressing job and queued again: /ping's count
+        self.stopped = 0  # runs a cancel stopped (no one would hear them): /ping's count
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)]
         for thread in self._threads:
             thread.start()
@@ -351,6 +352,8 @@ class Scheduler:
                 if not head.dropped:  # stopped for a more pressing job, not for its own cancel
                     self._requeue(head)
                     continue
+            with self._lock:
+                self.stopped += sum(isinstance(error, RenderCancelled) for _, error in outcomes)
             for job, (result, error) in zip(jobs, outcomes, strict=True):
                 _call_soon(job.loop, _settle, job.future, result, error)
 

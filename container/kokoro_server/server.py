@@ -37,6 +37,7 @@ async def ping(request: Request) -> Response:
             **runtime.admission.snapshot(),
             "batched": runtime.batched,
             "preempted": runtime.scheduler.preempted,
+            "stopped": runtime.scheduler.stopped,
             **runtime.g2p_status(),
         }
         ready = ServerStatus(READY, runtime.settings.engine, **counts)

@@ -1,8 +1,12 @@
-"""kokoro_bench.studies.interrupt's summary: the next turn's first audio after an interrupt against a fresh turn's."""
+"""kokoro_bench.studies.interrupt: its summary (the next turn's first audio after an interrupt against a fresh
+turn's), and the answer whose pieces are long."""
 
 from __future__ import annotations
 
-from kokoro_bench.studies.interrupt import summarize
+import pytest
+
+from kokoro_bench.studies.interrupt import LONG_SENTENCES, summarize
+from speech_protocol.pieces.segmenter import Segmenter
 
 
 def _round(kind: str, next_first_audio_s: float) -> dict:
@@ -19,3 +23,13 @@ def test_the_after_interrupt_turns_are_compared_with_the_fresh_turns_median() ->
 def test_without_fresh_turns_there_is_no_ratio() -> None:
     figures = summarize([_round("after_interrupt", 0.8)], None)
     assert "first_audio_fresh_turn_s" not in figures and "after_interrupt_over_fresh_p50" not in figures
+
+
+@pytest.mark.parametrize("rtf", [0.2, 0.5])
+def test_the_long_sentences_answer_ends_in_pieces_of_nearly_300_characters(rtf: float) -> None:
+    """What ``--long-sentences`` is for: after the first sentence's ramp, the agent sends each sentence whole."""
+    segmenter = Segmenter()
+    segmenter.adapt_to(rtf, 0.15)
+    pieces = [piece for word in LONG_SENTENCES.split(" ") for piece in segmenter.feed(word + " ")]
+    pieces += segmenter.flush()
+    assert [len(piece) >= 290 for piece in pieces[-3:]] == [False, True, True], [len(piece) for piece in pieces]

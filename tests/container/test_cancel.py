@@ -111,6 +111,7 @@ async def test_cancelling_a_render_frees_the_worker_within_half_its_work(
         assert token.cancelled  # a cancelled task cancels its render's token too
         freed_at = await scheduler.run(time.process_time)  # runs once the worker is free
         assert freed_at - cancelled_at < full_cpu_s / 2, (freed_at - cancelled_at, full_cpu_s)
+        assert scheduler.stopped == 1  # /ping's count of renders a cancel stopped
 
 
 async def test_closing_the_scheduler_stops_a_running_render(synth, long_chunk):

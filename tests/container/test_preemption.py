@@ -128,5 +128,6 @@ async def test_a_preempted_render_whose_caller_cancels_while_it_waits_never_runs
         await hello
         await scheduler.run(lambda: order.append("after"))  # queued behind it, had it been run again
         assert order == ["long", "newcomer", "after"]
+        assert (scheduler.preempted, scheduler.stopped) == (1, 0)  # stopped for the newcomer; then never ran
     finally:
         scheduler.close()

@@ -23,14 +23,14 @@ from speech_protocol.http.server_status import (
     read_status,
 )
 
-READY_STATUS = ServerStatus(READY, "onnx", 1, 4, 0.31, 12, 3, 1, 2, 0, 40)
+READY_STATUS = ServerStatus(READY, "onnx", 1, 4, 0.31, 12, 3, 1, 5, 2, 0, 40)
 
 
 def test_a_ready_status_round_trips_with_every_field() -> None:
     body = READY_STATUS.encode()
-    assert body["status"] == "ready" and body["rtf"] == 0.31 and len(body) == 11
+    assert body["status"] == "ready" and body["rtf"] == 0.31 and len(body) == 12
     assert decode(json.loads(json.dumps(body))) == READY_STATUS
-    unmeasured = ServerStatus(READY, "torch", 0, 4, None, 0, 0, 0, 2, 0, 0)
+    unmeasured = ServerStatus(READY, "torch", 0, 4, None, 0, 0, 0, 0, 2, 0, 0)
     assert unmeasured.encode()["rtf"] is None and decode(unmeasured.encode()) == unmeasured
 
 

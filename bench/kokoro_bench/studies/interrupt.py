@@ -12,8 +12,14 @@ render the interrupt left running has ended, stopped or not). It measures:
   interrupted turn's session is being cancelled) and in a fresh turn, and their ratio (issue 21's goal:
   worst case <= 1.5x, p95 <= 1.2x the fresh turn's p50; docs/decisions/120-cancel-the-running-inference.md).
 
-Figures are printed with the server's advertised real-time factor they were measured at; :data:`BLOCK` is the
-table ``python -m kokoro_bench report`` writes into docs/conversation.md from the results file.
+With ``--long-sentences`` the answer is sentences of nearly 300 characters with no clause mark: once the first
+one is read, in the ramp's short pieces, each is a piece of its own, and an interrupt lands while one is being
+rendered: the case where the interrupted turn's render holds the model worker. The run counts the renders the model server stopped for a
+cancel meanwhile (``/ping``'s ``stopped``).
+
+Figures are printed with the server's advertised real-time factor they were measured at; :data:`BLOCK` and
+:data:`LONG_BLOCK` are the tables ``python -m kokoro_bench report`` writes into docs/conversation.md from the
+results files.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from voice_agent.settings import AgentSettings, LlmSettings, TtsSettings
 
 from ..errors import BenchError
 from ..measuring.machine import run_record
-from ..measuring.server import advertised_ready, check_ready, model_server
+from ..measuring.server import advertised_ready, check_ready, model_server, running_status
 from ..paths import REPO, RESULTS
 from ..reporting.markers import Block, measured_at
 from ..settings import TOKENS_PER_S
@@ -46,6 +52,12 @@ REPLY = (
     + "The river runs past the old mill, under two bridges and out to the sea. "
     "Walk it in the morning when the light is low, and bring water and a hat."
 )
+_LONG_SENTENCE = (
+    "The {} runs past the old mill and under two stone bridges and then it winds through the fields and the village"
+    " where the market is held every Saturday morning and at last it reaches the sea beyond the dunes where the"
+    " fishing boats come in at dusk and the gulls follow them to the harbour wall. "
+)
+LONG_SENTENCES = "Yes. " + "".join(_LONG_SENTENCE.format(way) for way in ("river", "road", "path"))
 
 
 async def _rounds(agent_url: str, rounds: int, rng: random.Random, settle_s: float) -> list[dict]:
@@ -133,20 +145,27 @@ def summarize(results: list[dict], rtf: float | None) -> dict:
     return figures
 
 
+def _stopped(url: str) -> int:
+    return running_status(url).stopped or 0
+
+
 async def run(
-    rounds: int, server_url: str | None, tokens_per_s: float, seed: int, settle_s: float = 8.0
+    rounds: int, server_url: str | None, tokens_per_s: float, seed: int, settle_s: float = 8.0, reply: str = REPLY
 ) -> tuple[dict, list[dict]]:
     async def measure(url: str) -> tuple[dict, list[dict]]:
         rtf = (await advertised_ready(url)).rtf
         settings = AgentSettings(
             tts=TtsSettings(transport="websocket", url=url, timeout_s=120.0),
-            llm=LlmSettings(provider="scripted", reply=REPLY, tokens_per_s=tokens_per_s),
+            llm=LlmSettings(provider="scripted", reply=reply, tokens_per_s=tokens_per_s),
         )
         from voice_agent.app import create_app  # Strands and AgentCore: only when the command runs
 
+        stopped = await asyncio.to_thread(_stopped, url)
         with agent_server_thread(create_app(settings)) as agent_url:
             results = await _rounds(agent_url, rounds + 1, random.Random(seed), settle_s)
-        return summarize(results, rtf), results
+        figures = summarize(results, rtf)
+        figures["renders_stopped"] = await asyncio.to_thread(_stopped, url) - stopped
+        return figures, results
 
     if server_url:
         check_ready(server_url)
@@ -164,21 +183,25 @@ def main(
         float, typer.Option(help="Pause before a fresh turn's prompt: longer than any one piece's render.")
     ] = 8.0,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures and rounds here.")] = None,
+    long_sentences: Annotated[
+        bool, typer.Option(help="Answer in long sentences without clause marks: interrupts land in long renders.")
+    ] = False,
 ) -> None:
     """Interrupt the agent at random points; print p50/p95 of the barge-in figures with the server's rtf."""
     offline_environment()
     if rounds < 1:
         typer.echo("bench: --rounds must be at least 1", err=True)
         raise typer.Exit(2)
+    reply = LONG_SENTENCES if long_sentences else REPLY
     try:
-        figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s))
+        figures, results = asyncio.run(run(rounds, server_url, tokens_per_s, seed, settle_s, reply))
     except BenchError as err:
         typer.echo(f"bench: {err}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps(figures, indent=2))
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        command = f"python -m kokoro_bench interrupt --rounds {rounds}"
+        command = f"python -m kokoro_bench interrupt --rounds {rounds}" + " --long-sentences" * long_sentences
         record = {"command": command, **run_record(), "figures": figures, "rounds": results}
         json_path.write_text(json.dumps(record, indent=2) + "\n")
         typer.echo(f"wrote {json_path}", err=True)
@@ -210,6 +233,8 @@ def table(record: dict) -> str:
         ("prompt of a fresh turn -> its first audio", *(f"{fresh[k]:.2f} s" for k in ("p50", "p95", "max"))),
         ("right after an interrupt, over the fresh turns' p50", "", f"{ratio['p95']:.2f}x", f"{ratio['max']:.2f}x"),
     ]
+    if "renders_stopped" in figures:  # counted since the model server said it (/ping's ``stopped``)
+        rows.append(("renders the model server stopped for the interrupts", str(figures["renders_stopped"]), "", ""))
     lines = [
         measured_at(record, record["command"], f"**{figures['server_rtf_advertised']}** (the server's, advertised)")
         + f": {figures['rounds']} rounds ({after['turns']} turns right after an interrupt, {fresh['turns']} fresh).",
@@ -221,3 +246,6 @@ def table(record: dict) -> str:
 
 
 BLOCK = Block("interrupt", RESULTS / "interrupt.json", {REPO / "docs" / "conversation.md": table})
+LONG_BLOCK = Block(
+    "interrupt-long-sentences", RESULTS / "interrupt-long-sentences.json", {REPO / "docs" / "conversation.md": table}
+)

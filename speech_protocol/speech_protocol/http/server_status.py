@@ -1,7 +1,7 @@
 """What a model server's ``GET /ping`` says of itself, as one type: its state (200 ``ready``; 503 ``loading``, or
 ``failed`` once its model failed to load), and once ready its engine, its listeners against its capacity, its
 running real-time factor, its number of renders, how many of them shared a batched pass and how many were
-stopped for a more pressing listener, and its G2P workers.
+stopped for a more pressing listener or because no one would hear them, and its G2P workers.
 
 The server encodes a :class:`ServerStatus`; every reader (the launchers, the CLIs, the benchmark, the tests)
 decodes one with :func:`decode` or reads one with :func:`read_status`, instead of reading keys of a dict.
@@ -19,7 +19,7 @@ from speech_protocol.http.readiness import PING_TIMEOUT_S, direct_opener
 
 READY, LOADING, FAILED = "ready", "loading", "failed"
 STATES = (READY, LOADING, FAILED)
-_COUNTS = ("listeners", "capacity", "renders", "batched", "preempted", "g2p_workers", "g2p_replaced", "g2p_slices")
+_COUNTS = ("listeners", "capacity", "renders", "batched", "preempted", "stopped", "g2p_workers", "g2p_replaced", "g2p_slices")
 
 
 class StatusError(ValueError):
@@ -36,6 +36,7 @@ class ServerStatus:
     renders: int | None = None  # renders the running pace has counted since start
     batched: int | None = None  # of those, the ones rendered in one model pass with others (--max-batch)
     preempted: int | None = None  # renders stopped part-way for a more pressing listener, then run again
+    stopped: int | None = None  # renders a cancel stopped (an interrupt, a hang-up): no one would hear them
     g2p_workers: int | None = None
     g2p_replaced: int | None = None  # G2P workers replaced after they died
     g2p_slices: int | None = None  # text slices the G2P workers have read

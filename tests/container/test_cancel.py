@@ -195,6 +195,23 @@ def test_torch_cancel_during_the_durations_never_runs_the_decoder(torch_backend)
     assert decoded == []
 
 
+def test_torch_cancel_inside_the_decoder_stops_it_before_its_last_layer(torch_backend):
+    """A render stopped part-way through the decoder (a preemption, decision 168) frees the worker there."""
+    backend, style = torch_backend
+    generator = backend._model.decoder.generator  # noqa: SLF001 - the layers are what this test watches
+    token, last_layer = CancelToken(), []
+    cancel = generator.register_forward_pre_hook(lambda *_: token.cancel())
+    watch = generator.conv_post.register_forward_hook(lambda *_: last_layer.append(1))
+    try:
+        with pytest.raises(RenderCancelled):
+            backend.infer("hˈI", style, 1.0, token)
+    finally:
+        cancel.remove()
+        watch.remove()
+    assert last_layer == []
+    assert len(backend.infer("hˈI", style, 1.0, CancelToken()).audio) > 0  # the next render runs whole
+
+
 def test_an_uncancelled_torch_render_is_bit_identical_to_kmodels_own(torch_backend):
     """The two stages compute what ``KModel`` computes in one call, token or not."""
     backend, style = torch_backend

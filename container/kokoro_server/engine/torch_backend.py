@@ -2,7 +2,10 @@
 
 Loaded with an explicit config and weights file, so the Hugging Face hub is never contacted. The forward
 pass is ``KModel.forward_with_tokens`` in two stages, the durations and the decoder, so that a cancel
-stops it between them (docs/decisions/120-cancel-the-running-inference.md).
+stops it between them (docs/decisions/120-cancel-the-running-inference.md), and inside the decoder, the most
+of a render, before each of its layers: a hook on each checks the token of the render running on its thread,
+so that a render stopped for a more pressing listener frees the worker at once
+(docs/decisions/168-preempt-a-render-that-can-wait.md).
 
 :meth:`TorchBackend.infer_batch` speaks several rows in one pass, each as it would be alone
 (:mod:`.batched_forward`, docs/decisions/125-batched-synthesis.md).
@@ -10,6 +13,7 @@ stops it between them (docs/decisions/120-cancel-the-running-inference.md).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,6 +45,15 @@ class TorchBackend:
             .to(device)
             .eval()
         )
+        self._rendering = threading.local()  # .cancel: the token of the render this thread runs, if any
+        for layer in self._model.decoder.modules():
+            layer.register_forward_pre_hook(self._check_cancel)
+
+    def _check_cancel(self, _layer: torch.nn.Module, _inputs: object) -> None:
+        """Before each decoder layer: raise RenderCancelled once this thread's render is cancelled."""
+        cancel = getattr(self._rendering, "cancel", None)
+        if cancel is not None:
+            cancel.check()
 
     def infer(self, phonemes: str, style: np.ndarray, speed: float, cancel: CancelToken | None = None) -> Inference:
         ids = torch.tensor([[0, *token_ids(phonemes, self._model.vocab), 0]], dtype=torch.long, device=self._device)
@@ -49,7 +62,11 @@ class TorchBackend:
             pred_dur, d = self._durations(ids, ref_s, speed)
             if cancel is not None:
                 cancel.check()
-            audio = self._decode(ids, ref_s, d, pred_dur)
+            self._rendering.cancel = cancel
+            try:
+                audio = self._decode(ids, ref_s, d, pred_dur)
+            finally:
+                self._rendering.cancel = None
         return Inference(
             audio=audio.reshape(-1).float().cpu().numpy(),
             frames=frames_per_character(phonemes, self._model.vocab, pred_dur.cpu().numpy()),

@@ -40,6 +40,7 @@ def test_it_times_the_latecomer_against_itself_alone_and_the_others_hang_up(tmp_
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
     assert figures["alone_s"] > 0 and figures["engine"] == "onnx" and figures["commit"]
+    assert figures["alone_runs"] == 2  # one before the loaded rounds, one before the one round
     [row] = figures["rows"]
     assert row["kind"] == "long" and row["others"] == 1 and row["refused"] == 0 and row["preempted"] >= 0, row
     assert 0 < row["latecomer_s"] <= row["latecomer_max_s"] and row["ratio"] > 0, row

@@ -4,7 +4,7 @@
 listener of its own: hostile texts (a 4 KB URL-like token and a 3 KB alphanumeric code, taken in turn) or
 long ordinary ones (the benchmark's long answer four times, 44 sentences). Its whole answer (from
 posting it to its last byte) is set against the same request on the idle server, measured in the same run
-before the loaded rounds, on the same server. The other listeners hang up once "Hello." has its answer
+before the loaded rounds and before each of them, on the same server. The other listeners hang up once "Hello." has its answer
 (the server drops a hung-up text's work and stops its running render), and the next round waits until the
 server serves no one. Every answer is checked: a refused request (anything but 200) is counted, not timed.
 Each row also counts the renders the server stopped for a more pressing listener meanwhile (``/ping``).
@@ -94,29 +94,37 @@ async def _measure(url: str, kinds: list[str], counts: list[int], repeats: int, 
     limits = httpx.Limits(max_connections=max(counts) + 2)
     before = await _listeners(url)
     async with httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False) as client:
-        await _answer(client, url, LATECOMER)  # what the warm-up left cold
-        alone = []
-        for _ in range(repeats):
+
+        async def alone() -> float:
             status, seconds = await _answer(client, url, LATECOMER)
             if status != 200:
                 raise BenchError(f"{LATECOMER!r} alone was refused ({status})")
-            alone.append(seconds)
-        alone_s = statistics.median(alone)
-        say(f'"{LATECOMER}" alone: {alone_s:.2f} s')
-        rows = []
+            return seconds
+
+        await alone()  # what the warm-up left cold
+        # Alone before each loaded round as well, so that its median spans the same minutes of a shared machine.
+        alone_runs = [await alone() for _ in range(repeats)]
+        loaded = []
         for kind in kinds:
             for count in counts:
                 others = [KINDS[kind][i % len(KINDS[kind])] for i in range(count)]
                 preempted = await _preempted(url)
-                runs = [await _round(client, url, others, delay_s, before) for _ in range(repeats)]
-                row = {"kind": kind, "others": count, **_figures(runs, alone_s)}
-                row["preempted"] = await _preempted(url) - preempted
-                say(
-                    f"{count} {kind}: {row['latecomer_s']} s, {row['ratio']}x alone, {row['refused']} refused, "
-                    f"{row['preempted']} renders preempted"
-                )
-                rows.append(row)
-    return {"alone_s": round(alone_s, 3), "rows": rows}
+                runs = []
+                for _ in range(repeats):
+                    alone_runs.append(await alone())
+                    runs.append(await _round(client, url, others, delay_s, before))
+                loaded.append((kind, count, runs, await _preempted(url) - preempted))
+        alone_s = statistics.median(alone_runs)
+        say(f'"{LATECOMER}" alone: {alone_s:.2f} s, median of {len(alone_runs)}')
+        rows = []
+        for kind, count, runs, preempted in loaded:
+            row = {"kind": kind, "others": count, **_figures(runs, alone_s), "preempted": preempted}
+            say(
+                f"{count} {kind}: {row['latecomer_s']} s, {row['ratio']}x alone, {row['refused']} refused, "
+                f"{row['preempted']} renders preempted"
+            )
+            rows.append(row)
+    return {"alone_s": round(alone_s, 3), "alone_runs": len(alone_runs), "rows": rows}
 
 
 def _figures(runs: list[tuple[int, float, int]], alone_s: float) -> dict:
@@ -202,7 +210,8 @@ def table(figures: dict) -> str:
     """One row per kind and number of texts being read: the latecomer's whole answer against it alone."""
     lines = [
         f'"{LATECOMER}" posted {figures["delay_s"]:g} s after the other texts, each its own listener, '
-        f"{figures['engine']} engine, medians of {figures['repeats']}; alone it took {figures['alone_s']:.2f} s. "
+        f"{figures['engine']} engine, medians of {figures['repeats']}; alone it took {figures['alone_s']:.2f} s "
+        f"(median of {figures['alone_runs']}, before the loaded rounds and between them). "
         + measured_at(figures, figures["command"], figures["rtf"])
         + ":",
         "",

@@ -19,7 +19,17 @@ from speech_protocol.http.readiness import PING_TIMEOUT_S, direct_opener
 
 READY, LOADING, FAILED = "ready", "loading", "failed"
 STATES = (READY, LOADING, FAILED)
-_COUNTS = ("listeners", "capacity", "renders", "batched", "preempted", "stopped", "g2p_workers", "g2p_replaced", "g2p_slices")
+_COUNTS = (
+    "listeners",
+    "capacity",
+    "renders",
+    "batched",
+    "preempted",
+    "stopped",
+    "g2p_workers",
+    "g2p_replaced",
+    "g2p_slices",
+)
 
 
 class StatusError(ValueError):

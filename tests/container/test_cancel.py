@@ -180,35 +180,32 @@ def torch_backend(tmp_path_factory):
     return load_backend("torch", assets, "cpu", 0), assets.load_voice("af_heart")[2]
 
 
-def test_torch_cancel_during_the_durations_never_runs_the_decoder(torch_backend):
-    backend, style = torch_backend
-    model = backend._model  # noqa: SLF001 - the stages are what this test watches
-    token, decoded = CancelToken(), []
-    cancel = model.predictor.lstm.register_forward_hook(lambda *_: token.cancel())
-    watch = model.decoder.register_forward_hook(lambda *_: decoded.append(1))
+def _cancelled_when(backend, style, cancel_at: torch.nn.Module, watched: torch.nn.Module) -> bool:
+    """A torch render whose token is cancelled once ``cancel_at`` starts: it raises RenderCancelled, and whether
+    ``watched`` ran all the same is returned."""
+    token, ran = CancelToken(), []
+    cancel = cancel_at.register_forward_pre_hook(lambda *_: token.cancel())
+    watch = watched.register_forward_hook(lambda *_: ran.append(1))
     try:
         with pytest.raises(RenderCancelled):
             backend.infer("hˈI", style, 1.0, token)
     finally:
         cancel.remove()
         watch.remove()
-    assert decoded == []
+    return bool(ran)
+
+
+def test_torch_cancel_during_the_durations_never_runs_the_decoder(torch_backend):
+    backend, style = torch_backend
+    model = backend._model  # noqa: SLF001 - the stages are what this test watches
+    assert not _cancelled_when(backend, style, model.predictor.lstm, model.decoder)
 
 
 def test_torch_cancel_inside_the_decoder_stops_it_before_its_last_layer(torch_backend):
     """A render stopped part-way through the decoder (a preemption, decision 168) frees the worker there."""
     backend, style = torch_backend
     generator = backend._model.decoder.generator  # noqa: SLF001 - the layers are what this test watches
-    token, last_layer = CancelToken(), []
-    cancel = generator.register_forward_pre_hook(lambda *_: token.cancel())
-    watch = generator.conv_post.register_forward_hook(lambda *_: last_layer.append(1))
-    try:
-        with pytest.raises(RenderCancelled):
-            backend.infer("hˈI", style, 1.0, token)
-    finally:
-        cancel.remove()
-        watch.remove()
-    assert last_layer == []
+    assert not _cancelled_when(backend, style, generator, generator.conv_post)
     assert len(backend.infer("hˈI", style, 1.0, CancelToken()).audio) > 0  # the next render runs whole
 
 

@@ -55,6 +55,8 @@ def test_a_field_this_reader_does_not_know_is_left_out() -> None:
         ({"status": "ready", "capacity": True}, "capacity must be a count"),
         ({"status": "ready", "renders": 1.5}, "renders must be a count"),
         ({"status": "ready", "batched": -2}, "batched must be a count"),
+        ({"status": "ready", "preempted": "3"}, "preempted must be a count"),
+        ({"status": "ready", "stopped": -5}, "stopped must be a count"),
         ({"status": "ready", "rtf": "0.3"}, "rtf must be a non-negative number"),
         ({"status": "ready", "rtf": -0.1}, "rtf must be a non-negative number"),
         ({"status": "ready", "engine": 5}, "engine must be a string"),

@@ -45,6 +45,10 @@ def test_it_times_the_latecomer_against_itself_alone_and_the_others_hang_up(tmp_
     assert row["kind"] == "long" and row["others"] == 1 and row["refused"] == 0 and row["preempted"] >= 0, row
     assert 0 < row["latecomer_s"] <= row["latecomer_max_s"] and row["ratio"] > 0, row
     assert "| 1 long text |" in done.stdout
+    # It says how it goes as it goes: first once it is past its start (a reader, and the documented-commands
+    # test, wait for that line), then after each row, minutes apart on a real run.
+    said = done.stderr.splitlines()
+    assert said[0].startswith('"Hello." alone, its first answer:') and said[1].startswith("1 long being read: "), said
     # The reader of the long text hung up once "Hello." was answered, and the server let it go.
     assert read_status(model_server_url).listeners == listeners
 

@@ -384,6 +384,7 @@ class PageRun:
                 if time.monotonic() > run.started + LONG_RUN_S:
                     break
                 time.sleep(0.2)
+            self.timings.append((time.monotonic() - run.started, f"{run.where} (until its first line)"))
         stopped = [run for run in self.long_runs if run.proc.poll() is None]
         for run in stopped:
             with contextlib.suppress(ProcessLookupError):

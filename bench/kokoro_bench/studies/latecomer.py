@@ -101,7 +101,7 @@ async def _measure(url: str, kinds: list[str], counts: list[int], repeats: int, 
                 raise BenchError(f"{LATECOMER!r} alone was refused ({status})")
             return seconds
 
-        await alone()  # what the warm-up left cold
+        say(f'"{LATECOMER}" alone, its first answer: {await alone():.2f} s (what the warm-up left cold)')
         # Alone before each loaded round as well, so that its median spans the same minutes of a shared machine.
         alone_runs = [await alone() for _ in range(repeats)]
         loaded = []
@@ -114,17 +114,19 @@ async def _measure(url: str, kinds: list[str], counts: list[int], repeats: int, 
                     alone_runs.append(await alone())
                     runs.append(await _round(client, url, others, delay_s, before))
                 loaded.append((kind, count, runs, await _preempted(url) - preempted))
+                say(f"{count} {kind} being read: {_seconds(runs)}")  # progress, minutes apart
         alone_s = statistics.median(alone_runs)
         say(f'"{LATECOMER}" alone: {alone_s:.2f} s, median of {len(alone_runs)}')
-        rows = []
-        for kind, count, runs, preempted in loaded:
-            row = {"kind": kind, "others": count, **_figures(runs, alone_s), "preempted": preempted}
-            say(
-                f"{count} {kind}: {row['latecomer_s']} s, {row['ratio']}x alone, {row['refused']} refused, "
-                f"{row['preempted']} renders preempted"
-            )
-            rows.append(row)
+        rows = [
+            {"kind": kind, "others": count, **_figures(runs, alone_s), "preempted": preempted}
+            for kind, count, runs, preempted in loaded
+        ]
     return {"alone_s": round(alone_s, 3), "alone_runs": len(alone_runs), "rows": rows}
+
+
+def _seconds(runs: list[tuple[int, float, int]]) -> str:
+    """The latecomer's whole answer in each round, as printed while the run goes on."""
+    return ", ".join(f"{seconds:.2f} s" if status == 200 else f"refused ({status})" for status, seconds, _ in runs)
 
 
 def _figures(runs: list[tuple[int, float, int]], alone_s: float) -> dict:

@@ -1,8 +1,9 @@
 """The CI smoke test of the benchmark itself: ``python -m kokoro_bench --quick`` produces every figure.
 
-It measures the suite's shared real model server (``--server-url``); the run as a user types it, starting
-its own, is docs/benchmark.md's first command (tests/docs). No timing is asserted: only that each figure
-exists and is well-formed (numbers where numbers belong, PNGs that are PNGs).
+It measures the suite's shared real model server (``--server-url``) to its end; the run as a user types it,
+starting its own, is docs/benchmark.md's first command, which tests/docs runs until it is measuring (its
+first line) rather than doing the same run twice. No timing is asserted: only that each figure exists and
+is well-formed (numbers where numbers belong, PNGs that are PNGs).
 """
 
 from __future__ import annotations

@@ -28,9 +28,12 @@ if [ "$(.venv/bin/python -m pip --version | cut -d' ' -f2)" != "$PIP_PIN" ]; the
 fi
 if [ -n "$DEPLOY_ONLY" ]; then
   echo "==> installing the CLIs and the CDK (the project without the model server's dependencies)"
-  .venv/bin/pip install -q -c constraints.txt --no-deps -e .
+  # --no-compile: a deploy job runs once and imports a fraction of what it installs, so byte-compiling every
+  # module up front (most of the install's time) is left to Python, which compiles what is imported, on first
+  # use (decision 169).
+  .venv/bin/pip install -q --no-compile -c constraints.txt --no-deps -e .
   .venv/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["deploy"]))' > .venv/deploy-requirements.txt
-  .venv/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket]" -r .venv/deploy-requirements.txt
+  .venv/bin/pip install -q --no-compile -c constraints.txt -e "./speech_protocol[websocket]" -r .venv/deploy-requirements.txt
 fi
 # torch first, from the CPU wheel this machine class keeps on disk: otherwise a dependency's bare
 # "torch" requirement pulls a multi-GB CUDA build.
@@ -80,7 +83,7 @@ if [ ! -x .venv312/bin/python ]; then
 fi
 if [ -n "$DEPLOY_ONLY" ]; then
   echo "==> installing the agent's pinned requirements into .venv312"
-  .venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt
+  .venv312/bin/pip install -q --no-compile -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt
 else
   echo "==> installing the agent's pinned requirements and the test tools into .venv312"
   .venv312/bin/pip install -q -c constraints.txt -e "./speech_protocol[websocket,sagemaker]" -r agent/requirements.txt \

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from servers import SERVER_START_S, model_server_child
+from servers import QUICK_WARM_UP, SERVER_START_S, model_server_child
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENTS = REPO / ".venv-clients" / "bin" / "python"
@@ -53,7 +53,7 @@ def run_client(script: str, *args: str) -> dict:
 def run_client_across_restart(script: str, text: str, out: Path) -> dict:
     """The script speaks once on a model server of its own; once it says ``spoken``, that server is killed
     and a new one is started on the same address, and the script is told to go on (a line on its stdin)."""
-    with model_server_child("onnx", timeout_s=SERVER_START_S) as (url, proc):
+    with model_server_child("onnx", *QUICK_WARM_UP, timeout_s=SERVER_START_S) as (url, proc):
         client = subprocess.Popen(
             [clients(), str(SCRIPTS / script), url, text, str(out)],
             stdin=subprocess.PIPE,
@@ -65,7 +65,7 @@ def run_client_across_restart(script: str, text: str, out: Path) -> dict:
             assert client.stdout.readline().strip() == "spoken"
             proc.kill()
             proc.wait(timeout=60)
-            with model_server_child("onnx", timeout_s=SERVER_START_S, port=urlsplit(url).port):
+            with model_server_child("onnx", *QUICK_WARM_UP, timeout_s=SERVER_START_S, port=urlsplit(url).port):
                 client.stdin.write("go\n")
                 client.stdin.flush()
                 report, _ = client.communicate(timeout=CLIENT_TIMEOUT_S)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from servers import SERVER_START_S, model_server_child
+from servers import QUICK_WARM_UP, SERVER_START_S, model_server_child
 from test_app import agent_for, ask
 
 from voice_agent.events import ErrorEvent, Summary
@@ -20,7 +20,7 @@ PROMPT = {"prompt": "Plan my day"}
 
 @pytest.mark.slow
 async def test_a_killed_model_server_ends_the_answer_typed_and_the_next_answer_works() -> None:
-    with model_server_child("onnx", timeout_s=SERVER_START_S) as (model_url, proc):
+    with model_server_child("onnx", *QUICK_WARM_UP, timeout_s=SERVER_START_S) as (model_url, proc):
         port = urlsplit(model_url).port
         with agent_for(model_url, reply=REPLY, tokens_per_s=20.0) as agent_url:
             killed: list[bool] = []
@@ -39,7 +39,7 @@ async def test_a_killed_model_server_ends_the_answer_typed_and_the_next_answer_w
             assert events[-1].code == "tts_session_closed", events[-1]
             assert not any(isinstance(e, ErrorEvent) for e in events[:-1])
 
-            with model_server_child("onnx", timeout_s=SERVER_START_S, port=port):
+            with model_server_child("onnx", *QUICK_WARM_UP, timeout_s=SERVER_START_S, port=port):
                 again = await ask(agent_url, PROMPT)
     assert isinstance(again[-1], Summary), again[-1]
     assert again[-1].audio_s > 5

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import websockets
 from process_tree import wait_until_idle
-from servers import SERVER_START_S, model_server_child
+from servers import QUICK_WARM_UP, SERVER_START_S, model_server_child
 
 from speech_protocol.client_messages import Synthesize, encode_client_message
 from speech_protocol.http.server_status import ServerStatus, read_status
@@ -30,7 +30,7 @@ def server() -> Iterator[tuple[str, subprocess.Popen]]:
     process tree's CPU time (tests/process_tree.py) and its /ping render count."""
     # Room for every faulty client at once: this file tests isolation, test_admission.py the limit.
     with model_server_child(
-        "onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16", timeout_s=SERVER_START_S
+        "onnx", "--send-timeout", str(SEND_TIMEOUT_S), "--max-sessions", "16", *QUICK_WARM_UP, timeout_s=SERVER_START_S
     ) as served:
         yield served
 

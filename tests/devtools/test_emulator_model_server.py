@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from aws_sdk_sagemaker_runtime_http2 import models  # in .venv312, which ./setup.sh builds
 from emulator import REPO, sagemaker_emulator
-from servers import free_port, model_server_process, wait_ready
+from servers import QUICK_WARM_UP, free_port, model_server_process, wait_ready
 from speech import assert_heard
 
 from speech_protocol.client_messages import Close, Synthesize, encode_client_message
@@ -25,7 +25,6 @@ from speech_protocol.tts_session import TtsSession
 
 pytestmark = pytest.mark.slow
 MODEL_PYTHON = str(REPO / ".venv" / "bin" / "python")
-FAST_START = ("--warm-up-text", "Hi.")  # start-up warms on one word: these tests do not read the server's rtf
 PIECES = (
     "The weather in Lisbon is sunny today.",
     "Tomorrow brings light rain in the afternoon.",
@@ -36,7 +35,7 @@ PIECES = (
 @pytest.fixture(scope="module")
 def emulated_endpoint():
     """(endpoint URL, CA file) of an emulator in front of a warm real model server."""
-    with model_server_process("onnx", *FAST_START, python=MODEL_PYTHON) as url, sagemaker_emulator(url) as emulator:
+    with model_server_process("onnx", *QUICK_WARM_UP, python=MODEL_PYTHON) as url, sagemaker_emulator(url) as emulator:
         yield emulator
 
 
@@ -97,7 +96,7 @@ async def test_model_server_dying_mid_answer_is_the_agents_typed_error(monkeypat
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     server = subprocess.Popen(
-        [MODEL_PYTHON, "-m", "kokoro_server", "--port", str(port), *FAST_START],
+        [MODEL_PYTHON, "-m", "kokoro_server", "--port", str(port), *QUICK_WARM_UP],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -81,9 +81,11 @@ def test_port_in_use_exits_at_once_with_the_fix(server):
 
 
 async def _trickle_head(port: int, give_up_s: float) -> float | None:
-    """Send a request head one byte every 0.5 s; seconds until the server closed, None if it never did."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    """Send a request head one byte every 0.5 s; seconds until the server closed, None if it never did. The
+    clock starts before the connection does: the server's header deadline starts when it accepts, which is
+    never earlier, whereas this loop may learn of the connection a second later on a loaded machine."""
     start = time.monotonic()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         for byte in b"GET /ping HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 1000:
             if time.monotonic() - start > give_up_s:

@@ -129,15 +129,14 @@ def rebuilt_torch_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[dic
 def torch_server_url(rebuilt_torch_weights: tuple[dict, Path]) -> Iterator[str]:
     """A model server on the torch engine (the GPU image's) with the rebuilt weights, batching up to 4 pieces of
     4 listeners, as the torch tests need it; its warm-up is one word (the pace is not what they check)."""
-    from servers import SERVER_START_S, model_server_process
+    from servers import QUICK_WARM_UP, SERVER_START_S, model_server_process
 
     _, weights = rebuilt_torch_weights
     with model_server_process(
         "torch",
         "--torch-model",
         str(weights),
-        "--warm-up-text",
-        "Hi.",
+        *QUICK_WARM_UP,
         "--max-batch",
         "4",
         "--max-sessions",

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from servers import SERVER_START_S, model_server_child
+from servers import QUICK_WARM_UP, SERVER_START_S, model_server_child
 from session_client import read_until, ws_url
 
 from speech_protocol.client_messages import Synthesize, encode_client_message
@@ -43,7 +43,7 @@ def g2p_pids(server_pid: int) -> set[int]:
 @pytest.fixture(scope="module")
 def server():
     with model_server_child(
-        "onnx", "--g2p-workers", "1", "--max-sessions", "4", "--warm-up-text", "Ready.", timeout_s=SERVER_START_S
+        "onnx", "--g2p-workers", "1", "--max-sessions", "4", *QUICK_WARM_UP, timeout_s=SERVER_START_S
     ) as (url, proc):
         yield url, proc
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import websockets
 from process_tree import wait_until_idle
-from servers import free_port, wait_ready
+from servers import QUICK_WARM_UP, free_port, wait_ready
 from session_client import read_until, ws_url
 
 from kokoro_server.text.normalize import normalize
@@ -50,8 +50,7 @@ def server():
             str(HEADER_TIMEOUT_S),
             "--max-connections",
             str(MAX_CONNECTIONS),
-            "--warm-up-text",
-            "Ready.",
+            *QUICK_WARM_UP,
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
